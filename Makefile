@@ -1,0 +1,52 @@
+# Thin glue: every recipe calls a script or a tool that does the work.
+ARCH     ?= amd64
+ARCHES   ?= amd64 arm64
+BASE     ?= farm
+FLAVOURS ?= $(basename $(notdir $(wildcard config-fragments/*.config)))
+BUILD_DIR ?= $(CURDIR)/build
+export BUILD_DIR
+
+HOST    := $(BUILD_DIR)/host
+CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
+PROVE   := prove --timer -f
+
+.PHONY: all deps host-tools kernels all-kernels release-check \
+	check check-quick bench-build clean
+
+all: kernels
+
+deps:
+	@scripts/deps
+
+$(HOST)/%: tools/%.c
+	@mkdir -p $(HOST)
+	$(CC) $(CFLAGS) -o $@ $<
+
+host-tools: $(HOST)/kconfig-verify
+
+kernels: deps host-tools
+	@for f in $(FLAVOURS); do \
+		scripts/kernel-build build $(ARCH) $(BASE) $$f || exit 1; done
+
+all-kernels: deps host-tools
+	@for a in $(ARCHES); do \
+		$(MAKE) --no-print-directory kernels ARCH=$$a || exit 1; done
+
+# Debian's shipped config + each flavour, compiling only what the series
+# touches: a full release build takes hours on two cores.
+release-check: deps host-tools
+	@for f in $(FLAVOURS); do \
+		scripts/kernel-build object $(ARCH) release $$f \
+			drivers/iommu/dma-iommu.o || exit 1; done
+
+check-quick: deps host-tools
+	$(PROVE) tests/quick
+
+check: deps host-tools all-kernels
+	$(PROVE) tests/quick tests/kernel
+
+bench-build: deps host-tools
+	@scripts/bench-build $(ARCH)
+
+clean:
+	rm -rf $(BUILD_DIR)/kernel $(BUILD_DIR)/logs $(BUILD_DIR)/host
