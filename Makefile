@@ -10,7 +10,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels release-check \
+.PHONY: all deps host-tools kernels all-kernels release-check all-release-check \
 	check check-quick bench-build clean
 
 all: kernels
@@ -42,7 +42,11 @@ release-check: deps host-tools
 check-quick: deps host-tools
 	$(PROVE) tests/quick
 
-check: deps host-tools all-kernels
+all-release-check: deps host-tools
+	@for a in $(ARCHES); do \
+		$(MAKE) --no-print-directory release-check ARCH=$$a || exit 1; done
+
+check: deps host-tools all-kernels all-release-check
 	$(PROVE) tests/quick tests/kernel
 
 bench-build: deps host-tools
