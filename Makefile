@@ -22,7 +22,9 @@ $(HOST)/%: tools/%.c
 	@mkdir -p $(HOST)
 	$(CC) $(CFLAGS) -o $@ $<
 
-host-tools: $(HOST)/kconfig-verify
+include farm/gate/gate.mk
+
+host-tools: $(HOST)/kconfig-verify $(HOST)/gate
 
 kernels: deps host-tools
 	@for f in $(FLAVOURS); do \

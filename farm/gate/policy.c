@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parser for the release policy (farm/policy.conf). One rule per line:
+ *
+ *   expect FLAVOUR ARCH MACHINE WORKLOAD[@VARIANT] OUTCOME[|OUTCOME...]
+ *   limit  METRIC +PERCENT|-PERCENT
+ *   flaky  block|allow
+ *
+ * Later expect rules override earlier ones, so a file reads from the
+ * general case to the exceptions.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+static const char * const known_outcomes[] = {
+	"pass", "workload-fail", "iommu-fault", "data-corruption", "oops",
+	"panic", "hang", "qemu-crash", "infra-error", "skip", NULL,
+};
+
+static bool known_outcome(const char *o, size_t len)
+{
+	int i;
+
+	for (i = 0; known_outcomes[i]; i++)
+		if (strlen(known_outcomes[i]) == len &&
+		    !strncmp(known_outcomes[i], o, len))
+			return true;
+	return false;
+}
+
+bool outcome_in(const char *outcome, const char *set)
+{
+	size_t len = strlen(outcome);
+	const char *p = set;
+
+	while (*p) {
+		size_t n = strcspn(p, "|");
+
+		if (n == len && !strncmp(p, outcome, n))
+			return true;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+static int bad(const char *path, unsigned int line, const char *what)
+{
+	fprintf(stderr, "gate: %s:%u: %s\n", path, line, what);
+	return -1;
+}
+
+static int copy_field(char *dst, const char *src)
+{
+	if (strlen(src) >= POLICY_FIELD)
+		return -1;
+	strcpy(dst, src);
+	return 0;
+}
+
+static int parse_outcomes(const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		size_t n = strcspn(p, "|");
+
+		if (!n || !known_outcome(p, n))
+			return -1;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static int parse_expect(struct policy *p, char **tok, int ntok,
+			const char *path, unsigned int line)
+{
+	struct expect_rule *r;
+	char *at;
+
+	if (ntok != 6)
+		return bad(path, line, "expect needs FLAVOUR ARCH MACHINE WORKLOAD[@VARIANT] OUTCOMES");
+	if (p->n_expect == POLICY_MAX_RULES)
+		return bad(path, line, "too many expect rules");
+	r = &p->expect[p->n_expect];
+	at = strchr(tok[4], '@');
+	if (at)
+		*at++ = '\0';
+	if (copy_field(r->match.flavour, tok[1]) ||
+	    copy_field(r->match.arch, tok[2]) ||
+	    copy_field(r->match.machine, tok[3]) ||
+	    copy_field(r->match.workload, tok[4]) ||
+	    copy_field(r->match.variant, at ? at : "*"))
+		return bad(path, line, "field too long");
+	if (strlen(tok[5]) >= sizeof(r->outcomes) || parse_outcomes(tok[5]))
+		return bad(path, line, "unknown outcome (see PROTOCOL.md for the list)");
+	strcpy(r->outcomes, tok[5]);
+	r->hazard = !outcome_in("pass", r->outcomes);
+	r->line = line;
+	p->n_expect++;
+	return 0;
+}
+
+static int parse_limit(struct policy *p, char **tok, int ntok,
+		       const char *path, unsigned int line)
+{
+	struct limit_rule *r;
+	char *end;
+
+	if (ntok != 3)
+		return bad(path, line, "limit needs METRIC +PERCENT|-PERCENT");
+	if (p->n_limit == POLICY_MAX_RULES)
+		return bad(path, line, "too many limit rules");
+	r = &p->limit[p->n_limit];
+	if (copy_field(r->metric, tok[1]))
+		return bad(path, line, "metric name too long");
+	if (tok[2][0] != '+' && tok[2][0] != '-')
+		return bad(path, line, "limit must start with + (may grow) or - (may drop)");
+	r->percent = strtod(tok[2], &end);
+	if (end == tok[2] || (*end && strcmp(end, "%")) || r->percent == 0)
+		return bad(path, line, "limit is not a non-zero percentage");
+	r->line = line;
+	p->n_limit++;
+	return 0;
+}
+
+static int parse_line(struct policy *p, char *s, const char *path,
+		      unsigned int line)
+{
+	char *tok[8];
+	int ntok = 0;
+	char *t;
+
+	s[strcspn(s, "#\r\n")] = '\0';
+	for (t = strtok(s, " \t"); t; t = strtok(NULL, " \t")) {
+		if (ntok == 8)
+			return bad(path, line, "too many fields");
+		tok[ntok++] = t;
+	}
+	if (!ntok)
+		return 0;
+	if (!strcmp(tok[0], "expect"))
+		return parse_expect(p, tok, ntok, path, line);
+	if (!strcmp(tok[0], "limit"))
+		return parse_limit(p, tok, ntok, path, line);
+	if (!strcmp(tok[0], "flaky") && ntok == 2 &&
+	    (!strcmp(tok[1], "block") || !strcmp(tok[1], "allow"))) {
+		p->flaky_blocks = !strcmp(tok[1], "block");
+		return 0;
+	}
+	return bad(path, line, "expected 'expect', 'limit' or 'flaky block|allow'");
+}
+
+int policy_load(const char *path, struct policy *p)
+{
+	unsigned int line = 0;
+	char buf[1024];
+	int ret = 0;
+	FILE *f;
+
+	memset(p, 0, sizeof(*p));
+	p->flaky_blocks = true;
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "gate: cannot read policy %s\n", path);
+		return -1;
+	}
+	while (!ret && fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (!strchr(buf, '\n') && !feof(f))
+			ret = bad(path, line, "line too long");
+		else
+			ret = parse_line(p, buf, path, line);
+	}
+	fclose(f);
+	if (!ret && !p->n_expect)
+		ret = bad(path, line, "no expect rules");
+	return ret;
+}
+
+static bool field_match(const char *pattern, const char *value)
+{
+	return !fnmatch(pattern, value, 0);
+}
+
+const struct expect_rule *policy_expect(const struct policy *p,
+					const struct cell_key *k)
+{
+	const struct expect_rule *r;
+	int i;
+
+	for (i = p->n_expect - 1; i >= 0; i--) {
+		r = &p->expect[i];
+		if (field_match(r->match.flavour, k->flavour) &&
+		    field_match(r->match.arch, k->arch) &&
+		    field_match(r->match.machine, k->machine) &&
+		    field_match(r->match.workload, k->workload) &&
+		    field_match(r->match.variant, k->variant))
+			return r;
+	}
+	return NULL;
+}
+
+const struct limit_rule *policy_limit(const struct policy *p,
+				      const char *metric)
+{
+	int i;
+
+	for (i = p->n_limit - 1; i >= 0; i--)
+		if (field_match(p->limit[i].metric, metric))
+			return &p->limit[i];
+	return NULL;
+}

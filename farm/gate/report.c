@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.html: one self-contained page (inline CSS and SVG, no network)
+ * for a person deciding on a release: the verdict, the matrix coloured by
+ * outcome with links to console logs, IOVA cost curves, boot times and
+ * the deltas against the baseline.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+
+void xml_escape(FILE *f, const char *s);
+
+#define SVG_W	640
+#define SVG_H	300
+#define PAD	50
+
+static const char * const palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+	"#e377c2", "#17becf",
+};
+
+static const char *outcome_colour(const struct cell *c)
+{
+	if (c->verdict == V_FAIL)
+		return "#f4a6a6";
+	if (c->verdict == V_FLAKY)
+		return "#f7d58b";
+	if (c->verdict == V_SKIP)
+		return "#dddddd";
+	return c->hazard ? "#b9d7f2" : "#b8e2b8";
+}
+
+static void write_matrix(FILE *f, const struct gate *g, const char *flavour)
+{
+	size_t i;
+
+	fprintf(f, "<h3>flavour: ");
+	xml_escape(f, flavour);
+	fprintf(f, "</h3>\n<table class=\"matrix\"><tr><th>machine</th><th>workload</th><th>expected</th><th>got</th><th>gate</th><th>reason</th></tr>\n");
+	for (i = 0; i < g->n_cells; i++) {
+		const struct cell *c = &g->cells[i];
+		const char *job;
+
+		if (strcmp(c->key.flavour, flavour))
+			continue;
+		job = c->record ? json_string_value(json_object_get(c->record, "job_id")) : NULL;
+		fprintf(f, "<tr style=\"background:%s\"><td>%s/%s</td><td>",
+			outcome_colour(c), c->key.arch, c->key.machine);
+		xml_escape(f, c->key.workload);
+		if (strcmp(c->key.variant, "default")) {
+			fputc('@', f);
+			xml_escape(f, c->key.variant);
+		}
+		fprintf(f, "</td><td>%s</td><td>", c->expected);
+		if (job) {
+			fprintf(f, "<a href=\"jobs/");
+			xml_escape(f, job);
+			fprintf(f, "/console.log\">");
+		}
+		xml_escape(f, c->got ? c->got : "missing");
+		fprintf(f, "%s</td><td>%s</td><td>", job ? "</a>" : "",
+			verdict_name(c->verdict));
+		xml_escape(f, c->why);
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+static void flavour_tables(FILE *f, const struct gate *g)
+{
+	size_t i, j;
+
+	for (i = 0; i < g->n_cells; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(g->cells[j].key.flavour,
+				    g->cells[i].key.flavour))
+				break;
+		if (j == i)
+			write_matrix(f, g, g->cells[i].key.flavour);
+	}
+}
+
+/* Fill level (percent) from "iova-bench.map_p50_ns_fill90", or -1. */
+static int fill_of(const char *metric)
+{
+	const char *p = strstr(metric, "map_p50_ns_fill");
+
+	if (!p)
+		return -1;
+	return atoi(p + strlen("map_p50_ns_fill"));
+}
+
+static double cell_iova_max(const struct cell *c)
+{
+	double max = 0;
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(json_object_get(c->record, "metrics"), name, v)
+		if (fill_of(name) >= 0 && json_number_value(v) > max)
+			max = json_number_value(v);
+	return max;
+}
+
+static double max_iova_ns(const struct gate *g)
+{
+	double max = 0, m;
+	size_t i;
+
+	for (i = 0; i < g->n_cells; i++) {
+		m = cell_iova_max(&g->cells[i]);
+		if (m > max)
+			max = m;
+	}
+	return max;
+}
+
+static void axes(FILE *f, const char *xlabel, const char *ylabel, double ymax)
+{
+	int k;
+
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		PAD, SVG_H - PAD, SVG_W - PAD, SVG_H - PAD);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n",
+		PAD, PAD / 2, PAD, SVG_H - PAD);
+	for (k = 0; k <= 4; k++)
+		fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%.0f</text>\n",
+			PAD - 4, SVG_H - PAD - k * (SVG_H - 1.5 * PAD) / 4,
+			ymax * k / 4);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+		SVG_W / 2, SVG_H - 10, xlabel);
+	fprintf(f, "<text x=\"12\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">%s</text>\n",
+		SVG_H / 2, SVG_H / 2, ylabel);
+}
+
+static double ypos(double v, double ymax)
+{
+	return SVG_H - PAD - v / ymax * (SVG_H - 1.5 * PAD);
+}
+
+static void iova_chart(FILE *f, const struct gate *g)
+{
+	double ymax = max_iova_ns(g);
+	int series = 0, k;
+	const char *name;
+	size_t i;
+	json_t *v;
+
+	fprintf(f, "<h2>IOVA map cost vs 32-bit fill</h2>\n");
+	if (ymax <= 0) {
+		fprintf(f, "<p>No iova-bench results in this run.</p>\n");
+		return;
+	}
+	fprintf(f, "<svg id=\"iova-chart\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		SVG_W, SVG_H);
+	axes(f, "32-bit IOVA space filled (%)", "map+unmap p50 (ns)", ymax);
+	for (k = 0; k <= 100; k += 25)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
+			PAD + k * (SVG_W - 2 * PAD) / 100, SVG_H - PAD + 14, k);
+	for (i = 0; i < g->n_cells; i++) {
+		const struct cell *c = &g->cells[i];
+		const char *col = palette[series % 8];
+		int fill, last_fill = -1;
+
+		if (cell_iova_max(c) <= 0)
+			continue;
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+		/* Points in increasing fill order. */
+		for (k = 0; k <= 100; k++) {
+			json_object_foreach(json_object_get(c->record, "metrics"), name, v) {
+				fill = fill_of(name);
+				if (fill != k || fill == last_fill)
+					continue;
+				fprintf(f, "%d,%.1f ", PAD + fill * (SVG_W - 2 * PAD) / 100,
+					ypos(json_number_value(v), ymax));
+				last_fill = fill;
+			}
+		}
+		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">%s %s/%s</text>\n",
+			SVG_W - PAD - 170, PAD / 2 + 14 * series + 10, col,
+			c->key.flavour, c->key.arch, c->key.machine);
+		series++;
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static double boot_ms(const struct cell *c)
+{
+	json_t *t = json_object_get(json_object_get(c->record, "timings_ms"),
+				    "agent");
+
+	return json_is_number(t) ? json_number_value(t) : -1;
+}
+
+static void boot_chart(FILE *f, const struct gate *g)
+{
+	double ymax = 0, ms;
+	int bars = 0, n = 0, x, w;
+	size_t i;
+
+	for (i = 0; i < g->n_cells; i++) {
+		if (strcmp(g->cells[i].key.workload, "boot"))
+			continue;
+		ms = boot_ms(&g->cells[i]);
+		if (ms > ymax)
+			ymax = ms;
+		n += ms >= 0;
+	}
+	fprintf(f, "<h2>Boot time to the agent</h2>\n");
+	if (!n) {
+		fprintf(f, "<p>No boot timings in this run.</p>\n");
+		return;
+	}
+	fprintf(f, "<svg id=\"boot-chart\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+		SVG_W, SVG_H);
+	axes(f, "arch/machine flavour", "QEMU start to agent (ms)", ymax);
+	w = (SVG_W - 2 * PAD) / n;
+	for (i = 0; i < g->n_cells; i++) {
+		const struct cell *c = &g->cells[i];
+
+		ms = boot_ms(c);
+		if (strcmp(c->key.workload, "boot") || ms < 0)
+			continue;
+		x = PAD + bars * w + 4;
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n",
+			x, ypos(ms, ymax), w - 8, SVG_H - PAD - ypos(ms, ymax),
+			palette[bars % 8]);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" transform=\"rotate(-30 %d %.1f)\">%s %s</text>\n",
+			x, ypos(ms, ymax) - 4, x, ypos(ms, ymax) - 4,
+			c->key.machine, c->key.flavour);
+		bars++;
+	}
+	fprintf(f, "</svg>\n");
+}
+
+static void deltas(FILE *f, const struct gate *g)
+{
+	bool any = false;
+	size_t i;
+
+	fprintf(f, "<h2>Deltas against the baseline</h2>\n");
+	for (i = 0; i < g->n_cells; i++) {
+		const struct cell *c = &g->cells[i];
+
+		if (!c->deltas[0])
+			continue;
+		if (!any)
+			fprintf(f, "<table><tr><th>cell</th><th>metric changes</th></tr>\n");
+		any = true;
+		fprintf(f, "<tr><td>%s</td><td>", c->id);
+		xml_escape(f, c->deltas);
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, any ? "</table>\n" : "<p>No baseline, or no metric with a limit.</p>\n");
+}
+
+int write_report(const struct gate *g, const char *path)
+{
+	unsigned int failed = 0;
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "gate: cannot write %s\n", path);
+		return -1;
+	}
+	for (i = 0; i < g->n_cells; i++)
+		failed += g->cells[i].verdict == V_FAIL ||
+			  (g->cells[i].verdict == V_FLAKY && g->policy.flaky_blocks);
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>SAC farm release gate</title>\n");
+	fprintf(f, "<style>body{font-family:sans-serif;margin:1em 2em}table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #999;padding:2px 6px;font-size:13px}.verdict{font-size:20px;font-weight:bold;padding:6px}</style></head><body>\n");
+	fprintf(f, "<h1>SAC farm release gate</h1>\n<p class=\"verdict\" style=\"background:%s\">%s: %u of %zu cells block the release</p>\n",
+		failed || !g->n_cells ? "#f4a6a6" : "#b8e2b8",
+		failed || !g->n_cells ? "BLOCK" : "SHIP", failed, g->n_cells);
+	fprintf(f, "<p>Run: ");
+	xml_escape(f, g->run_dir);
+	fprintf(f, ". Colours: green pass, blue known hazard seen, amber flaky, grey skipped, red blocking.</p>\n<h2>Matrix</h2>\n");
+	flavour_tables(f, g);
+	iova_chart(f, g);
+	boot_chart(f, g);
+	deltas(f, g);
+	fprintf(f, "</body></html>\n");
+	return fclose(f) ? -1 : 0;
+}
