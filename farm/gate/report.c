@@ -228,9 +228,8 @@ static void boot_chart(FILE *f, const struct gate *g)
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n",
 			x, ypos(ms, ymax), w - 8, SVG_H - PAD - ypos(ms, ymax),
 			palette[bars % 8]);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"9\" transform=\"rotate(-30 %d %.1f)\">%s %s</text>\n",
-			x, ypos(ms, ymax) - 4, x, ypos(ms, ymax) - 4,
-			c->key.machine, c->key.flavour);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s %s %.0f ms</text>\n",
+			x, SVG_H - PAD + 14, c->key.machine, c->key.flavour, ms);
 		bars++;
 	}
 	fprintf(f, "</svg>\n");
