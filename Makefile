@@ -23,8 +23,9 @@ $(HOST)/%: tools/%.c
 	$(CC) $(CFLAGS) -o $@ $<
 
 include farm/gate/gate.mk
+include farm/classify/classify.mk
 
-host-tools: $(HOST)/kconfig-verify $(HOST)/gate
+host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
 
 kernels: deps host-tools
 	@for f in $(FLAVOURS); do \
@@ -41,15 +42,17 @@ release-check: deps host-tools
 		scripts/kernel-build object $(ARCH) release $$f \
 			drivers/iommu/dma-iommu.o || exit 1; done
 
+QUICK_TESTS := tests/quick $(HOST)/classify-unit
+
 check-quick: deps host-tools
-	$(PROVE) tests/quick
+	$(PROVE) $(QUICK_TESTS)
 
 all-release-check: deps host-tools
 	@for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory release-check ARCH=$$a || exit 1; done
 
 check: deps host-tools all-kernels all-release-check
-	$(PROVE) tests/quick tests/kernel
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate
 
 bench-build: deps host-tools
 	@scripts/bench-build $(ARCH)

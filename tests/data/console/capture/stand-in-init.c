@@ -12,7 +12,9 @@
  *   skip     result skip
  *   dmar     edu DMA from an IOVA nobody mapped: a real IOMMU fault
  *   abort    edu DMA ending at its buffer's end: QEMU 7.2 hw_error()
- * sac.stall=STAGE sleeps forever at STAGE, as the protocol's test hook.
+ *   garbage  raw bytes (NUL, ESC, 0xff) and a 5000-byte line, then pass
+ * sac.stall=STAGE sleeps forever at STAGE, as the protocol's test hook
+ * (agent: before the start line).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -53,7 +55,7 @@ static void param(const char *cmdline, const char *key, char *out, size_t len)
 	if (!p)
 		return;
 	p += strlen(key);
-	n = strcspn(p, " \n");
+	n = strcspn(p, "\n ");
 	if (n >= len)
 		n = len - 1;
 	memcpy(out, p, n);
@@ -138,7 +140,7 @@ fail:
 	return -1;
 }
 
-static volatile uint32_t *edu_map(const char *dir)
+static uint32_t *edu_map(const char *dir)
 {
 	char path[600];
 	void *p;
@@ -153,29 +155,56 @@ static volatile uint32_t *edu_map(const char *dir)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* MMIO from user space: atomics keep every access, in order, untorn. */
+static void reg_write(uint32_t *r, unsigned int off, uint64_t v)
+{
+	__atomic_store_n(&r[off / 4], (uint32_t)v, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&r[off / 4 + 1], (uint32_t)(v >> 32), __ATOMIC_SEQ_CST);
+}
+
+static uint32_t reg_read(uint32_t *r, unsigned int off)
+{
+	return __atomic_load_n(&r[off / 4], __ATOMIC_SEQ_CST);
+}
+
 /* One device-bound transfer from bus address @src into edu's buffer. */
 static int edu_dma(uint32_t src, uint32_t dst, uint32_t cnt)
 {
-	volatile uint32_t *r;
+	uint32_t *r;
 	char dir[512];
 	int i;
 
-	if (!find_edu(dir, sizeof(dir)) || edu_enable(dir) || !(r = edu_map(dir)))
+	if (!find_edu(dir, sizeof(dir)) || edu_enable(dir))
 		return -1;
-	r[EDU_SRC / 4] = src;
-	r[EDU_SRC / 4 + 1] = 0;
-	r[EDU_DST / 4] = dst;
-	r[EDU_DST / 4 + 1] = 0;
-	r[EDU_CNT / 4] = cnt;
-	r[EDU_CNT / 4 + 1] = 0;
-	r[EDU_CMD / 4] = 1;
-	for (i = 0; i < 100 && (r[EDU_CMD / 4] & 1); i++)
+	r = edu_map(dir);
+	if (!r)
+		return -1;
+	reg_write(r, EDU_SRC, src);
+	reg_write(r, EDU_DST, dst);
+	reg_write(r, EDU_CNT, cnt);
+	__atomic_store_n(&r[EDU_CMD / 4], 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < 100 && (reg_read(r, EDU_CMD) & 1); i++)
 		usleep(20000);
 	sleep(1);	/* let the fault interrupt reach the console */
 	return 0;
 }
 
-static void workload(const char *w)
+/* Junk on the console, as a confused guest or device might print. */
+static void garbage(void)
+{
+	static char junk[5200];
+	size_t i;
+
+	for (i = 0; i < 256; i++)
+		junk[i] = (char)(i * 37 + 11);
+	junk[256] = '\n';
+	write(1, junk, 257);
+	memset(junk, 'G', sizeof(junk) - 1);
+	junk[sizeof(junk) - 1] = '\n';
+	write(1, junk, sizeof(junk));
+}
+
+static void run_workload(const char *w)
 {
 	char begin[128], res[512];
 	const char *status = "pass", *reason = "canned pass";
@@ -197,6 +226,8 @@ static void workload(const char *w)
 		reason = edu_dma(0xfffff000, EDU_BUF, 0x800) ?
 			"edu not found" :
 			"data-corruption: 2048 of 2048 bytes differ";
+	} else if (!strcmp(w, "garbage")) {
+		garbage();
 	} else if (!strcmp(w, "abort")) {
 		edu_dma(0x1000, EDU_BUF + EDU_BUF_SIZE - 0x800, 0x800);
 		reason = "QEMU survived a transfer ending at the buffer end";
@@ -209,25 +240,21 @@ static void workload(const char *w)
 
 int main(void)
 {
-	char *w, *save = NULL;
+	char *w, *save = NULL, done[32];
 	int n = 0;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	read_cmdline();
+	maybe_stall("agent");
 	say("start", "{\"agent\":\"sac-agent\",\"version\":1}");
 	say("identity",
-	    "{\"uname\":\"6.1.192-sac-desktop\",\"arch\":\"x86_64\",\"sac\":\"y\",\"cmdline\":\"(stand-in)\",\"pci\":[{\"bdf\":\"0000:00:03.0\",\"vendor\":\"1234\",\"device\":\"11e8\",\"group\":1,\"domain\":\"DMA\"}]}");
-	maybe_stall("agent");
+	    "{\"uname\":\"6.1.192-sac-desktop\",\"arch\":\"x86_64\",\"sac\":\"y\",\"cmdline\":\"(stand-in)\",\"pci\":[{\"bdf\":\"0000:00:02.0\",\"vendor\":\"1234\",\"device\":\"11e8\",\"group\":1,\"domain\":\"DMA\"}]}");
 	for (w = strtok_r(run, ",", &save); w; w = strtok_r(NULL, ",", &save), n++)
-		workload(w);
+		run_workload(w);
 	say("dmesg", "{\"emerg\":0,\"alert\":0,\"crit\":0,\"err\":2,\"warn\":1}");
-	{
-		char done[32];
-
-		snprintf(done, sizeof(done), "{\"results\":%d}", n);
-		say("done", done);
-	}
+	snprintf(done, sizeof(done), "{\"results\":%d}", n);
+	say("done", done);
 	sync();
 	reboot(RB_POWER_OFF);
 	return 0;

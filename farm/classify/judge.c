@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * judge: read one job's console log and status file and decide its
+ * outcome, first match wins, in the order of farm/PROTOCOL.md:
+ * qemu-crash, panic, oops, hang, iommu-fault, data-corruption,
+ * workload-fail, infra-error, skip, pass.
+ *
+ * The console is untrusted: lines are cut at CLS_LINE_MAX, NUL and CR are
+ * dropped, anything unprintable is shown as '?', and only SAC lines that
+ * carry this job's nonce count as the agent's word.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One remembered console line: the evidence for some rule. */
+struct ev {
+	char *text;		/* sanitised copy, NULL when unset */
+	unsigned int no;	/* 1-based line number */
+};
+
+struct scan {
+	const struct cls_job *job;
+	unsigned int lines, cut, foreign, bad, faults;
+	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
+	struct ev start, done, bad_ev, skip_ev;
+	char bad_why[160];
+	long done_results;
+	json_t *identity, *dmesg, *results, *result_lines;
+	/* status file */
+	bool have_status;
+	char event[16], stage[64], qemu_status[32];
+	json_t *timings;
+	char status_err[200];
+};
+
+static const char *const sac_kinds[] = {
+	"start", "identity", "begin", "result", "dmesg", "done", NULL,
+};
+
+int cls_valid_nonce(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+			return 0;
+	return s[16] == '\0';
+}
+
+int cls_valid_workload(const char *s)
+{
+	if (!*s || strlen(s) > 48)
+		return 0;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '-' && *s != '_')
+			return 0;
+	return 1;
+}
+
+/* @word occurs in @line, not glued to a preceding identifier character. */
+static bool has_word(const char *line, const char *word)
+{
+	const char *p = line;
+
+	while ((p = strstr(p, word))) {
+		if (p == line || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* @a occurs in @line, and @b after it. */
+static bool has_then(const char *line, const char *a, const char *b)
+{
+	const char *p = strstr(line, a);
+
+	return p && strstr(p + strlen(a), b);
+}
+
+static bool is_panic(const char *l)
+{
+	return strstr(l, "Kernel panic - not syncing");
+}
+
+static bool is_oops(const char *l)
+{
+	return has_word(l, "Oops:") || has_word(l, "BUG:") ||
+	       strstr(l, "kernel BUG at ") || strstr(l, "WARNING: CPU: ") ||
+	       strstr(l, "Unable to handle kernel") ||
+	       strstr(l, "general protection fault");
+}
+
+static bool is_dmar_fault(const char *l)
+{
+	const char *p = strstr(l, "DMAR:");
+
+	if (p) {
+		p += 5;
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "[DMA Read", 9) || !strncmp(p, "[DMA Write", 10) ||
+		    !strncmp(p, "[INTR-REMAP]", 12) ||
+		    !strncmp(p, "DRHD: handling fault status reg", 31))
+			return true;
+	}
+	return has_then(l, "DMAR-IR:", "fault");
+}
+
+static bool is_iommu_fault(const char *l)
+{
+	return is_dmar_fault(l) ||
+	       strstr(l, "AMD-Vi: Event logged [") ||
+	       (has_then(l, "arm-smmu-v3 ", ": event 0x") &&
+		has_then(l, ": event 0x", " received")) ||
+	       has_then(l, "arm-smmu ", "Unhandled context fault") ||
+	       has_then(l, "virtio_iommu ", " fault from EP");
+}
+
+/*
+ * QEMU's own words. Its vIOMMU models report guest faults on stderr too
+ * ("qemu-system-x86_64: vtd_iommu_translate: detected translation
+ * failure"), and edu reports clamping: those are diagnostics, not crashes.
+ */
+static bool is_qemu_crash(const char *l)
+{
+	return strstr(l, "qemu: hardware error:") || strstr(l, "qemu: fatal:") ||
+	       strstr(l, "qemu: uncaught target signal") ||
+	       has_then(l, "EDU: DMA range ", " out of bounds") ||
+	       (has_then(l, "qemu-system-", ": terminating on signal")) ||
+	       (has_then(l, "qemu-system-", "Assertion") &&
+		strstr(l, "failed")) ||
+	       has_then(l, "ERROR:", "assertion failed");
+}
+
+static bool is_qemu_msg(const char *l)
+{
+	return !strncmp(l, "qemu-system-", 12) && !strstr(l, ": warning:");
+}
+
+enum cls_kind cls_match_line(const char *l)
+{
+	if (is_qemu_crash(l))
+		return CLS_QEMU_CRASH;
+	if (is_panic(l))
+		return CLS_PANIC;
+	if (is_oops(l))
+		return CLS_OOPS;
+	if (is_iommu_fault(l))
+		return CLS_FAULT;
+	if (is_qemu_msg(l))
+		return CLS_QEMU_MSG;
+	return CLS_NONE;
+}
+
+static char *sanitise(const char *s, size_t n)
+{
+	char *out = malloc(n + 1);
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		out[i] = c == '\t' ? ' ' : (c >= 0x20 && c < 0x7f) ? c : '?';
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void ev_set(struct ev *e, const char *line, size_t n, unsigned int no)
+{
+	free(e->text);
+	e->text = sanitise(line, n);
+	e->no = no;
+}
+
+static void ev_first(struct ev *e, const char *line, size_t n, unsigned int no)
+{
+	if (!e->text)
+		ev_set(e, line, n, no);
+}
+
+static void ev_free(struct ev *e)
+{
+	free(e->text);
+	e->text = NULL;
+}
+
+/* Remember the first reason the agent's lines cannot be trusted. */
+static int bad_line(struct scan *s, const char *line, size_t n,
+		    unsigned int no, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->bad++;
+	if (s->bad_ev.text)
+		return -1;
+	ev_set(&s->bad_ev, line, n, no);
+	va_start(ap, fmt);
+	vsnprintf(s->bad_why, sizeof(s->bad_why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool metrics_ok(json_t *m)
+{
+	const char *k;
+	json_t *v;
+
+	if (!m)
+		return true;
+	if (!json_is_object(m))
+		return false;
+	json_object_foreach(m, k, v)
+		if (!json_is_number(v))
+			return false;
+	return true;
+}
+
+/* A result object: checks its shape and its place in the asked order. */
+static int take_result(struct scan *s, json_t *o, const char *line,
+		       size_t n, unsigned int no)
+{
+	size_t i = json_array_size(s->results);
+	const char *w = json_string_value(json_object_get(o, "workload"));
+	const char *st = json_string_value(json_object_get(o, "status"));
+	json_t *reason = json_object_get(o, "reason");
+	char *text;
+
+	if (!w || !st || (strcmp(st, "pass") && strcmp(st, "fail") &&
+			  strcmp(st, "skip")))
+		return bad_line(s, line, n, no,
+				"result without a workload and a pass/fail/skip status");
+	if (reason && !json_is_string(reason))
+		return bad_line(s, line, n, no, "result reason is not a string");
+	if (!metrics_ok(json_object_get(o, "metrics")))
+		return bad_line(s, line, n, no,
+				"result metrics are not an object of numbers");
+	if (i >= s->job->n_workloads)
+		return bad_line(s, line, n, no,
+				"result %zu for %s, but only %zu workloads were asked for",
+				i + 1, w, s->job->n_workloads);
+	if (strcmp(w, s->job->workloads[i]))
+		return bad_line(s, line, n, no, "result %zu is for %s, expected %s",
+				i + 1, w, s->job->workloads[i]);
+	text = sanitise(line, n);
+	json_array_append(s->results, o);
+	json_array_append_new(s->result_lines,
+			      json_pack("{s:s,s:i}", "text", text ? text : "",
+					"no", no));
+	free(text);
+	if (!strcmp(st, "skip"))
+		ev_first(&s->skip_ev, line, n, no);
+	return 0;
+}
+
+static int take_dmesg(struct scan *s, json_t *o, const char *line,
+		      size_t n, unsigned int no)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v)
+		if (!json_is_integer(v))
+			return bad_line(s, line, n, no, "dmesg count %s is not an integer", k);
+	json_decref(s->dmesg);
+	s->dmesg = json_incref(o);
+	return 0;
+}
+
+static int take_done(struct scan *s, json_t *o, const char *line,
+		     size_t n, unsigned int no)
+{
+	json_t *r = json_object_get(o, "results");
+
+	if (!json_is_integer(r))
+		return bad_line(s, line, n, no, "done without a results count");
+	s->done_results = (long)json_integer_value(r);
+	ev_set(&s->done, line, n, no);
+	return 0;
+}
+
+static int sac_kind(const char *k, size_t n)
+{
+	int i;
+
+	for (i = 0; sac_kinds[i]; i++)
+		if (strlen(sac_kinds[i]) == n && !strncmp(sac_kinds[i], k, n))
+			return i;
+	return -1;
+}
+
+/* "SAC <nonce> <kind> <json>": @line starts with "SAC ". */
+static int sac_line(struct scan *s, const char *line, size_t n,
+		    unsigned int no)
+{
+	const char *p = line + 4, *end = line + n, *k;
+	json_error_t err;
+	json_t *o;
+	int kind;
+
+	if (n < 21 || memcmp(p, s->job->nonce, 16) || p[16] != ' ') {
+		s->foreign++;
+		ev_first(&s->foreign_ev, line, n, no);
+		return 0;
+	}
+	k = p + 17;
+	p = memchr(k, ' ', end - k);
+	kind = sac_kind(k, (p ? p : end) - k);
+	if (kind < 0)
+		return bad_line(s, line, n, no, "unknown SAC line kind");
+	if (s->done.text)
+		return bad_line(s, line, n, no, "SAC line after done");
+	if (kind != 0 && !s->start.text)
+		return bad_line(s, line, n, no, "SAC %s line before start",
+				sac_kinds[kind]);
+	o = p ? json_loadb(p + 1, end - p - 1, JSON_REJECT_DUPLICATES, &err) : NULL;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return bad_line(s, line, n, no, "SAC %s line has no JSON object%s%s",
+				sac_kinds[kind], p ? ": " : "", p ? err.text : "");
+	}
+	switch (kind) {
+	case 0:
+		if (s->start.text)
+			bad_line(s, line, n, no, "second start line (agent restarted?)");
+		else
+			ev_set(&s->start, line, n, no);
+		break;
+	case 1:
+		json_decref(s->identity);
+		s->identity = json_incref(o);
+		break;
+	case 3:
+		take_result(s, o, line, n, no);
+		break;
+	case 4:
+		take_dmesg(s, o, line, n, no);
+		break;
+	case 5:
+		take_done(s, o, line, n, no);
+		break;
+	}
+	json_decref(o);
+	return 0;
+}
+
+static void console_line(struct scan *s, const char *line, size_t n,
+			 unsigned int no)
+{
+	size_t i;
+
+	for (i = 0; i < n && isspace((unsigned char)line[i]); i++)
+		;
+	if (i < n)
+		ev_set(&s->last, line, n, no);
+	if (n >= 4 && !memcmp(line, "SAC ", 4)) {
+		sac_line(s, line, n, no);
+		return;
+	}
+	switch (cls_match_line(line)) {
+	case CLS_QEMU_CRASH:
+		ev_first(&s->crash, line, n, no);
+		break;
+	case CLS_PANIC:
+		ev_first(&s->panic, line, n, no);
+		break;
+	case CLS_OOPS:
+		ev_first(&s->oops, line, n, no);
+		break;
+	case CLS_FAULT:
+		s->faults++;
+		ev_first(&s->fault, line, n, no);
+		break;
+	case CLS_QEMU_MSG:
+		ev_first(&s->qemu_msg, line, n, no);
+		break;
+	case CLS_NONE:
+		break;
+	}
+}
+
+/* Split the log into lines, dropping NUL and CR and cutting long ones. */
+static int scan_log(struct scan *s, const char *log, size_t len)
+{
+	char *buf = malloc(CLS_LINE_MAX + 1);
+	size_t i, n = 0;
+	bool cut = false, open = false;
+
+	if (!buf)
+		return -1;
+	for (i = 0; i < len; i++) {
+		char c = log[i];
+
+		if (c == '\n') {
+			buf[n] = '\0';
+			console_line(s, buf, n, ++s->lines);
+			n = 0;
+			cut = false;
+			open = false;
+			continue;
+		}
+		open = true;
+		if (c == '\0' || c == '\r')
+			continue;
+		if (n == CLS_LINE_MAX) {
+			if (!cut)
+				s->cut++;
+			cut = true;
+			continue;
+		}
+		buf[n++] = c;
+	}
+	if (open) {	/* the log ends mid-line */
+		buf[n] = '\0';
+		console_line(s, buf, n, ++s->lines);
+	}
+	free(buf);
+	return 0;
+}
+
+static int status_fail(struct scan *s, unsigned int no, const char *why)
+{
+	if (!s->status_err[0])
+		snprintf(s->status_err, sizeof(s->status_err), "%s:%u: %s",
+			 s->job->status_name, no, why);
+	return -1;
+}
+
+static bool all_digits(const char *v)
+{
+	if (!*v)
+		return false;
+	for (; *v; v++)
+		if (!isdigit((unsigned char)*v))
+			return false;
+	return true;
+}
+
+static int copy_val(char *dst, size_t len, const char *v, struct scan *s,
+		    unsigned int no)
+{
+	if (strlen(v) >= len)
+		return status_fail(s, no, "value too long");
+	strcpy(dst, v);
+	return 0;
+}
+
+static bool qemu_status_ok(const char *v)
+{
+	if (!strcmp(v, "unknown") || all_digits(v))
+		return true;
+	return !strncmp(v, "signal:", 7) && all_digits(v + 7);
+}
+
+static int status_kv(struct scan *s, char *key, char *v, unsigned int no)
+{
+	size_t kl = strlen(key);
+
+	if (!strcmp(key, "event")) {
+		if (strcmp(v, "done") && strcmp(v, "timeout") && strcmp(v, "eof"))
+			return status_fail(s, no, "event is not done, timeout or eof");
+		return copy_val(s->event, sizeof(s->event), v, s, no);
+	} else if (!strcmp(key, "stage")) {
+		return copy_val(s->stage, sizeof(s->stage), v, s, no);
+	} else if (!strcmp(key, "qemu_status")) {
+		if (!qemu_status_ok(v))
+			return status_fail(s, no, "qemu_status is not N or signal:N");
+		return copy_val(s->qemu_status, sizeof(s->qemu_status), v, s, no);
+	} else if (kl > 5 && !strncmp(key, "t_", 2) &&
+		   !strcmp(key + kl - 3, "_ms")) {
+		if (!all_digits(v) || strlen(v) > 12)
+			return status_fail(s, no, "stage time is not a number of ms");
+		key[kl - 3] = '\0';
+		json_object_set_new(s->timings, key + 2,
+				    json_integer(strtoll(v, NULL, 10)));
+	}
+	/* other keys: from a newer console driver, not ours to judge */
+	return 0;
+}
+
+static void scan_status(struct scan *s, const char *text, size_t len)
+{
+	char line[512], *eq;
+	unsigned int no = 0;
+	size_t i = 0, n;
+
+	s->have_status = true;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		n = (nl ? (size_t)(nl - text) : len) - i;
+		no++;
+		if (n >= sizeof(line) || memchr(text + i, '\0', n)) {
+			status_fail(s, no, "not a key=value line");
+			break;
+		}
+		memcpy(line, text + i, n);
+		line[n] = '\0';
+		i += n + 1;
+		if (!n)
+			continue;
+		eq = strchr(line, '=');
+		if (!eq || eq == line) {
+			status_fail(s, no, "not a key=value line");
+			break;
+		}
+		*eq = '\0';
+		status_kv(s, line, eq + 1, no);
+	}
+	if (!s->status_err[0] && (!s->event[0] || !s->stage[0] ||
+				  !s->qemu_status[0]))
+		status_fail(s, no, "event, stage or qemu_status missing");
+}
+
+/* ---- the record ---- */
+
+struct verdict {
+	const char *outcome;
+	json_t *reason;
+	const struct ev *evidence;
+};
+
+static void decide(struct verdict *v, const char *outcome,
+		   const struct ev *e, json_t *reason)
+{
+	v->outcome = outcome;
+	v->reason = reason;
+	v->evidence = e && e->text ? e : NULL;
+}
+
+static const char *last_text(const struct scan *s)
+{
+	return s->last.text ? s->last.text : "(none)";
+}
+
+static bool qemu_exit_bad(const struct scan *s)
+{
+	return !strcmp(s->event, "eof") && strcmp(s->qemu_status, "0") &&
+	       strcmp(s->qemu_status, "unknown");
+}
+
+static bool judge_crash(struct scan *s, struct verdict *v)
+{
+	if (s->crash.text && (!s->done.text || s->crash.no < s->done.no)) {
+		decide(v, "qemu-crash", &s->crash,
+		       json_sprintf("QEMU aborted (status %s) at line %u: %s",
+				    s->qemu_status, s->crash.no, s->crash.text));
+		return true;
+	}
+	if (!qemu_exit_bad(s))
+		return false;
+	decide(v, "qemu-crash", &s->qemu_msg,
+	       json_sprintf("QEMU ended with status %s while waiting for stage %s; "
+			    "last console line: %s",
+			    s->qemu_status, s->stage,
+			    s->qemu_msg.text ? s->qemu_msg.text : last_text(s)));
+	return true;
+}
+
+static bool judge_kernel(struct scan *s, struct verdict *v)
+{
+	if (s->panic.text) {
+		decide(v, "panic", &s->panic,
+		       json_sprintf("kernel panic at line %u", s->panic.no));
+		return true;
+	}
+	if (s->oops.text) {
+		decide(v, "oops", &s->oops,
+		       json_sprintf("kernel oops/BUG/WARNING at line %u",
+				    s->oops.no));
+		return true;
+	}
+	if (!strcmp(s->event, "timeout")) {
+		decide(v, "hang", &s->last,
+		       json_sprintf("timed out waiting for stage %s; last console line: %s",
+				    s->stage, last_text(s)));
+		return true;
+	}
+	if (s->faults) {
+		decide(v, "iommu-fault", &s->fault,
+		       json_sprintf("%u IOMMU fault line%s, first at line %u",
+				    s->faults, s->faults == 1 ? "" : "s",
+				    s->fault.no));
+		return true;
+	}
+	return false;
+}
+
+static const char *res_str(json_t *r, const char *key)
+{
+	const char *v = json_string_value(json_object_get(r, key));
+
+	return v ? v : "";
+}
+
+/* Result @i as evidence: @e is caller storage. */
+static const struct ev *res_ev(struct scan *s, size_t i, struct ev *e)
+{
+	json_t *l = json_array_get(s->result_lines, i);
+
+	e->text = (char *)json_string_value(json_object_get(l, "text"));
+	e->no = (unsigned int)json_integer_value(json_object_get(l, "no"));
+	return e;
+}
+
+static bool judge_results(struct scan *s, struct verdict *v, struct ev *tmp)
+{
+	size_t i, n = json_array_size(s->results);
+	json_t *r;
+
+	json_array_foreach(s->results, i, r)
+		if (!strncmp(res_str(r, "reason"), "data-corruption", 15)) {
+			decide(v, "data-corruption", res_ev(s, i, tmp),
+			       json_sprintf("%s: %s", res_str(r, "workload"),
+					    res_str(r, "reason")));
+			return true;
+		}
+	json_array_foreach(s->results, i, r)
+		if (!strcmp(res_str(r, "status"), "fail")) {
+			decide(v, "workload-fail", res_ev(s, i, tmp),
+			       json_sprintf("%s failed: %s", res_str(r, "workload"),
+					    res_str(r, "reason")));
+			return true;
+		}
+	/* Missing results are the agent's fault only when its lines are sane. */
+	if (n < s->job->n_workloads && s->start.text && !s->bad) {
+		decide(v, "workload-fail", &s->last,
+		       json_sprintf("%zu of %zu results: none for %s; last console line: %s",
+				    n, s->job->n_workloads,
+				    s->job->workloads[n], last_text(s)));
+		return true;
+	}
+	return false;
+}
+
+static bool judge_infra(struct scan *s, struct verdict *v)
+{
+	const char *why = NULL;
+	const struct ev *e = NULL;
+
+	if (s->bad) {
+		decide(v, "infra-error", &s->bad_ev,
+		       json_sprintf("line %u: %s", s->bad_ev.no, s->bad_why));
+		return true;
+	}
+	if (s->foreign) {
+		decide(v, "infra-error", &s->foreign_ev,
+		       json_sprintf("%u SAC line%s with another nonce (forged or stale), first at line %u",
+				    s->foreign, s->foreign == 1 ? "" : "s",
+				    s->foreign_ev.no));
+		return true;
+	}
+	if (!s->start.text) {
+		why = "the agent never started (no SAC start line)";
+		e = &s->last;
+	} else if (!s->done.text || strcmp(s->event, "done")) {
+		why = "the guest stopped before the agent's done";
+		e = &s->last;
+	} else if (s->done_results != (long)json_array_size(s->results)) {
+		why = "the done line's result count disagrees with the results seen";
+		e = &s->done;
+	} else if (!strcmp(s->qemu_status, "unknown")) {
+		why = "the console driver could not get QEMU's exit status";
+	}
+	if (!why)
+		return false;
+	decide(v, "infra-error", e,
+	       json_sprintf("%s (event %s, stage %s, QEMU status %s); last console line: %s",
+			    why, s->event, s->stage, s->qemu_status,
+			    last_text(s)));
+	return true;
+}
+
+static void judge_end(struct scan *s, struct verdict *v)
+{
+	size_t i, n = json_array_size(s->results), skips = 0;
+	json_t *r;
+
+	json_array_foreach(s->results, i, r)
+		skips += !strcmp(res_str(r, "status"), "skip");
+	if (n && skips == n) {
+		r = json_array_get(s->results, 0);
+		decide(v, "skip", &s->skip_ev,
+		       json_sprintf("every result is skip; %s: %s",
+				    res_str(r, "workload"), res_str(r, "reason")));
+		return;
+	}
+	decide(v, "pass", &s->done,
+	       json_sprintf("%zu of %zu workloads passed%s", n - skips, n,
+			    skips ? " (the rest skipped)" : ""));
+}
+
+/* Lines with another nonce never count, but a reader should know of them. */
+static void note_foreign(struct scan *s, struct verdict *v)
+{
+	json_t *r;
+
+	if (!s->foreign || !strcmp(v->outcome, "infra-error") || !v->reason)
+		return;
+	r = json_sprintf("%s; ignored %u SAC line%s with another nonce",
+			 json_string_value(v->reason), s->foreign,
+			 s->foreign == 1 ? "" : "s");
+	if (!r)
+		return;
+	json_decref(v->reason);
+	v->reason = r;
+}
+
+static void judge(struct scan *s, struct verdict *v, struct ev *tmp)
+{
+	if (!s->job->log) {
+		decide(v, "infra-error", NULL,
+		       json_sprintf("console log %s is missing", s->job->log_name));
+		return;
+	}
+	if (!s->have_status) {
+		decide(v, "infra-error", NULL,
+		       json_sprintf("status file %s is missing: the console driver did not finish",
+				    s->job->status_name));
+		return;
+	}
+	if (s->status_err[0]) {
+		decide(v, "infra-error", NULL, json_string(s->status_err));
+		return;
+	}
+	if (judge_crash(s, v) || judge_kernel(s, v) ||
+	    judge_results(s, v, tmp) || judge_infra(s, v))
+		return;
+	judge_end(s, v);
+}
+
+/* The last stage reached, in the order the console driver walks them. */
+static json_t *last_stage(const struct scan *s)
+{
+	static const char *const fixed[] = { "kernel", "iommu", "agent" };
+	const char *last = NULL;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (json_object_get(s->timings, fixed[i]))
+			last = fixed[i];
+	for (i = 0; i < s->job->n_workloads; i++)
+		if (json_object_get(s->timings, s->job->workloads[i]))
+			last = s->job->workloads[i];
+	if (json_object_get(s->timings, "poweroff"))
+		last = "poweroff";
+	return last ? json_string(last) : json_null();
+}
+
+static json_t *metrics(const struct scan *s)
+{
+	json_t *out = json_object(), *r, *v;
+	const char *k;
+	char name[256];
+	size_t i;
+
+	json_array_foreach(s->results, i, r) {
+		json_object_foreach(json_object_get(r, "metrics"), k, v) {
+			snprintf(name, sizeof(name), "%s.%s",
+				 res_str(r, "workload"), k);
+			json_object_set(out, name, v);
+		}
+	}
+	return out;
+}
+
+static json_t *levels(const struct scan *s)
+{
+	static const char *const names[] = {
+		"emerg", "alert", "crit", "err", "warn",
+	};
+	json_t *out, *v;
+	size_t i;
+
+	if (!s->dmesg)
+		return json_null();
+	out = json_object();
+	for (i = 0; i < 5; i++) {
+		v = json_object_get(s->dmesg, names[i]);
+		if (v)
+			json_object_set(out, names[i], v);
+	}
+	return out;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *counts(const struct scan *s)
+{
+	return json_pack("{s:i,s:i,s:i,s:i}", "lines", s->lines, "cut", s->cut,
+			 "foreign", s->foreign, "bad", s->bad);
+}
+
+static json_t *record(struct scan *s, struct verdict *v)
+{
+	const struct ev *e = v->evidence;
+	json_t *r = json_object();
+
+	if (!r)
+		return NULL;
+	json_object_set_new(r, "outcome", json_string(v->outcome));
+	json_object_set_new(r, "reason", v->reason ? v->reason : json_null());
+	json_object_set_new(r, "evidence", e ? json_string(e->text) : json_null());
+	json_object_set_new(r, "evidence_line", e ? json_integer(e->no) : json_null());
+	json_object_set_new(r, "stage", last_stage(s));
+	json_object_set_new(r, "event", str_or_null(s->event));
+	json_object_set_new(r, "qemu_status", str_or_null(s->qemu_status));
+	json_object_set(r, "timings_ms", s->timings);
+	json_object_set_new(r, "identity",
+			    s->identity ? json_incref(s->identity) : json_null());
+	json_object_set(r, "results", s->results);
+	json_object_set_new(r, "metrics", metrics(s));
+	json_object_set_new(r, "levels", levels(s));
+	json_object_set_new(r, "faults", json_integer(s->faults));
+	json_object_set_new(r, "counts", counts(s));
+	json_object_set_new(r, "last_line", str_or_null(s->last.text));
+	json_object_set_new(r, "nonce", json_string(s->job->nonce));
+	json_object_set_new(r, "job_id", str_or_null(s->job->job_id));
+	/* a failed allocation above leaves a key out: no half-truths */
+	if (json_object_size(r) != 17) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void scan_free(struct scan *s)
+{
+	struct ev *evs[] = { &s->last, &s->panic, &s->oops, &s->crash,
+			     &s->qemu_msg, &s->fault, &s->foreign_ev, &s->start,
+			     &s->done, &s->bad_ev, &s->skip_ev };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(evs); i++)
+		ev_free(evs[i]);
+	json_decref(s->identity);
+	json_decref(s->dmesg);
+	json_decref(s->results);
+	json_decref(s->result_lines);
+	json_decref(s->timings);
+}
+
+json_t *cls_classify(const struct cls_job *job)
+{
+	struct scan s = { .job = job };
+	struct verdict v = { 0 };
+	struct ev tmp = { 0 };
+	json_t *out = NULL;
+
+	s.results = json_array();
+	s.result_lines = json_array();
+	s.timings = json_object();
+	if (!s.results || !s.result_lines || !s.timings)
+		goto out;
+	if (job->log && scan_log(&s, job->log, job->log_len))
+		goto out;
+	if (job->status)
+		scan_status(&s, job->status, job->status_len);
+	judge(&s, &v, &tmp);
+	note_foreign(&s, &v);
+	out = record(&s, &v);
+out:
+	scan_free(&s);
+	return out;
+}

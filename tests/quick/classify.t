@@ -1,0 +1,175 @@
+#!/bin/sh
+# classify + console.exp: every captured/composed console case gets the
+# right outcome with the right evidence, and the console driver writes the
+# right status file against a fake QEMU, leaving no process behind.
+. "$(dirname "$0")/../lib/tap.sh"
+cls=$BUILD_DIR/host/classify
+unit=$BUILD_DIR/host/classify-unit
+exp=$top/farm/console.exp
+data=$top/tests/data/console
+nonce=5ac0ffee00c0ffee
+[ -x "$cls" ] && [ -x "$unit" ] ||
+	skip_all "build first: make -f farm/classify/classify.mk classify"
+command -v expect >/dev/null || skip_all "expect not installed"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+
+cases=$(for c in "$data"/*/case; do basename "$(dirname "$c")"; done)
+checks=0
+for c in $cases; do
+	checks=$((checks + 2 + $(grep -Ec '^(evidence|reason|stage|json)=' \
+		"$data/$c/case")))
+done
+plan $((checks + 6 + 23))
+
+# field NAME: the first top-level "NAME": value of the record on stdin,
+# strings unquoted (the record is compact JSON in a fixed key order).
+field() {
+	awk -v k="\"$1\":" '{
+		i = index($0, k); if (!i) exit
+		v = substr($0, i + length(k))
+		if (substr(v, 1, 1) != "\"") { sub(/[,}].*/, "", v); print v; exit }
+		out = ""
+		for (j = 2; j <= length(v); j++) {
+			ch = substr(v, j, 1)
+			if (ch == "\"") break
+			if (ch == "\\") { j++; ch = substr(v, j, 1) }
+			out = out ch
+		}
+		print out; exit
+	}'
+}
+
+for c in $cases; do
+	d=$data/$c
+	get() { sed -n "s/^$1=//p" "$d/case"; }
+	"$cls" --log "$d/console.log" --status "$d/status" --nonce $nonce \
+		--workloads "$(get workloads)" >"$t/out" 2>"$t/err"
+	ok $? "$c: classify exits 0"
+	out=$(cat "$t/out")
+	is "$(printf '%s' "$out" | field outcome)" "$(get outcome)" "$c: outcome"
+	for key in evidence reason stage; do
+		re=$(get $key)
+		[ -n "$re" ] || continue
+		like "$(printf '%s' "$out" | field $key)" "$re" "$c: $key /$re/"
+	done
+	get json >"$t/json"
+	while IFS= read -r re; do
+		like "$out" "$re" "$c: record has /$re/"
+	done <"$t/json"
+done
+
+# --- the command line ---
+"$unit" >"$t/unit" 2>&1
+r=$?
+grep '^not ok' "$t/unit" | sed 's/^/# /'
+ok $r "unit tests ($(grep -c '^ok' "$t/unit") line patterns and bounds)"
+"$cls" --log x --status y --nonce ABC --workloads w 2>"$t/err" >/dev/null
+is "$?:$(wc -l <"$t/err")" "2:1" "bad nonce: exit 2, one stderr line"
+"$cls" --log x --status y 2>"$t/err" >/dev/null
+like "$?:$(cat "$t/err")" "^2:classify: usage: " "missing options: exit 2 and usage"
+"$cls" --log x --status y --nonce $nonce --workloads '../x' 2>/dev/null
+is $? 2 "workload name that is not a name: exit 2"
+"$cls" --log "$t" --status "$data/pass/status" --nonce $nonce \
+	--workloads ok 2>"$t/err" >/dev/null
+like "$?:$(cat "$t/err")" "^2:classify: $t: read error" "log is a directory: exit 2"
+out=$("$cls" --log "$t/missing.log" --status "$data/pass/status" \
+	--nonce $nonce --workloads ok,ok)
+like "$?:$out" "^0:.*\"outcome\":\"infra-error\",\"reason\":\"console log [^\"]*missing.log is missing" \
+	"missing log: infra-error record naming it"
+
+# --- console.exp against a fake QEMU ---
+n2=0123456789abcdef
+cat >"$t/qemu" <<'EOF'
+#!/bin/sh
+# fake QEMU: boot-like lines, then whatever $1 says.
+echo $$ >"$FAKE_DIR/pid"
+printf 'SeaBIOS\r\n[    0.000000] Linux version 6.1.192 (fake)\r\n'
+printf '[    0.5] DMAR: Intel(R) Virtualization Technology for Directed I/O\r\n'
+[ "$1" = boot ] && { sleep 1000 & echo $! >"$FAKE_DIR/child"; wait; }
+printf 'SAC %s start {"agent":"sac-agent","version":1}\r\n' "$N"
+printf 'SAC %s result {"workload":"w1","status":"pass"}\r\n' "$N"
+case $1 in
+done)
+	printf 'junk\000\377\033[0m\n'
+	head -c 5000 /dev/zero | tr '\0' 'G'
+	printf '\r\nSAC %s result {"workload":"w2","status":"pass"}\r\n' "$N"
+	printf 'SAC %s done {"results":2}\r\n' "$N"
+	exit 0 ;;
+exit3)	exit 3 ;;
+abort)	printf 'qemu: hardware error: fake\n'; kill -ABRT $$ ;;
+hang)	sleep 1000 & echo $! >"$FAKE_DIR/child"; wait ;;
+esac
+EOF
+chmod +x "$t/qemu"
+
+# drive MODE T_WORKLOAD: run console.exp on the fake, seconds taken in $secs
+drive() {
+	rm -f "$t/status" "$t/child"
+	s=$(date +%s)
+	FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" $n2 \
+		'DMAR: Intel\(R\)' 2 2 2 "$2" 2 w1 w2 -- "$t/qemu" "$1"
+	rc=$?
+	secs=$(($(date +%s) - s))
+}
+st() { sed -n "s/^$1=//p" "$t/status"; }
+gone() { # PID: no such process, or only a zombie awaiting init
+	s=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -z "$s" ] || [ "${s#Z}" != "$s" ]
+}
+
+drive "done" 2
+ok $rc "done: console.exp exits 0"
+is "$(st event):$(st stage):$(st qemu_status)" "done:poweroff:0" \
+	"done: event, stage and exit status"
+like "$(tr '\n' ' ' <"$t/status")" \
+	"^event=done stage=poweroff qemu_status=0 t_kernel_ms=[0-9]+ t_iommu_ms=[0-9]+ t_agent_ms=[0-9]+ t_w1_ms=[0-9]+ t_w2_ms=[0-9]+ t_poweroff_ms=[0-9]+ $" \
+	"done: every stage timed, in order"
+od -An -c "$t/log" | tr -s ' \n' '  ' | grep -q 'j u n k \\0 377 033 \[ 0 m'
+ok $? "done: NUL, 0xff and ESC reach the log byte for byte"
+is "$(grep -ac GGGGG "$t/log")" 1 "done: a 5000-byte line does not stop the driver"
+"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+like "$(cat "$t/out")" '"outcome":"pass".*"cut":1' "done: classified pass, long line counted"
+
+drive exit3 2
+is "$(st event):$(st stage):$(st qemu_status)" "eof:w2:3" "early exit: eof, stage, exit code 3"
+drive abort 2
+is "$(st event):$(st qemu_status)" "eof:signal:6" "abort: eof with signal:6"
+"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+like "$(cat "$t/out")" '"outcome":"qemu-crash".*"evidence":"qemu: hardware error: fake"' \
+	"abort: classified qemu-crash with QEMU's line"
+
+drive hang 1
+ok $rc "hang: console.exp exits 0"
+is "$(st event):$(st stage):$(st qemu_status)" "timeout:w2:signal:9" \
+	"hang: timeout at stage w2, QEMU killed"
+[ "$secs" -le 3 ]
+ok $? "hang: gave up within the stage's timeout (${secs}s for 1s)"
+gone "$(cat "$t/pid")"
+ok $? "hang: the fake QEMU is gone"
+gone "$(cat "$t/child")"
+ok $? "hang: and so is its child"
+"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+like "$(field reason <"$t/out")" "stage w2; last console line: SAC $n2 result" \
+	"hang: classified with the stage and the last line"
+
+drive boot 1
+is "$(st event):$(st stage)" "timeout:agent" "stall before the agent: timeout at stage agent"
+gone "$(cat "$t/child")"
+ok $? "stall before the agent: nothing left running"
+like "$(tr '\n' ' ' <"$t/status")" "t_iommu_ms=[0-9]+ $" "stall: iommu was the last stage timed"
+
+FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" NOTHEX - 2 2 2 2 2 w1 \
+	-- "$t/qemu" "done" 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: nonce" "console.exp: bad nonce: exit 2 and why"
+FAKE_DIR=$t expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: no -- " "console.exp: no QEMU command: exit 2"
+rm -f "$t/status"
+expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1 -- "$t/no-such-qemu" 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: cannot start" "console.exp: QEMU missing: exit 2"
+[ ! -e "$t/status" ]
+ok $? "console.exp: no status file when QEMU never started"
+FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1=0 \
+	-- "$t/qemu" "done" 2>/dev/null
+is $? 2 "console.exp: a zero workload timeout is refused"
+done_testing
