@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The workload table. Adding a workload: write farm/guest/wl-NAME.c with a
+ * function taking a struct sac_result, declare it here and add one line
+ * to the table in workloads.c. guest.mk builds every wl-*.c.
+ */
+#ifndef SAC_WORKLOADS_H
+#define SAC_WORKLOADS_H
+
+#include "agent.h"
+
+struct sac_workload {
+	const char *name;
+	/* Runs in a child process; fills r. r->status starts as pass. */
+	void (*run)(struct sac_result *r);
+};
+
+extern const struct sac_workload sac_workloads[];
+extern const size_t sac_nworkloads;
+
+void wl_boot(struct sac_result *r);	/* wl-basic.c */
+void wl_blk(struct sac_result *r);	/* wl-blk.c */
+void wl_nvme(struct sac_result *r);	/* wl-blk.c */
+void wl_net(struct sac_result *r);	/* wl-net.c */
+void wl_iova(struct sac_result *r);	/* wl-iova.c */
+void wl_edu_lying(struct sac_result *r);	/* wl-edu.c */
+void wl_edu_honest(struct sac_result *r);	/* wl-edu.c */
+
+#endif /* SAC_WORKLOADS_H */
