@@ -25,6 +25,7 @@ $(HOST)/%: tools/%.c
 include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
+include farm/module/module.mk
 
 host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
 

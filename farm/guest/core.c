@@ -248,7 +248,10 @@ void sac_jw_num(struct sac_jw *w, const char *key, double val)
 {
 	char num[40];
 
-	if (isfinite(val))
+	/* Integers (IOVAs, byte counts) exactly; others to 10 digits. */
+	if (isfinite(val) && val == (double)(long long)val)
+		snprintf(num, sizeof(num), "%lld", (long long)val);
+	else if (isfinite(val))
 		snprintf(num, sizeof(num), "%.10g", val);
 	else
 		strcpy(num, "null");

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workload "iova-bench": the IOVA allocation cost the 2022 SAC patch was
+ * about. farm/module/sac_iova.ko does the work inside the kernel at load
+ * time (fill a PCI device's 32-bit IOVA space level by level, churn a
+ * ring of mappings with a 64-bit mask, time every map and unmap); this
+ * side picks the device, loads the module and turns its debugfs report
+ * into one result.
+ *
+ * The bench device is the unbound QEMU edu device (1234:11e8) with the
+ * highest PCI address (workloads.json gives it addr=0x10, well above the
+ * slots QEMU assigns on its own), or sac.iova-bench.bdf=DDDD:BB:SS.F.
+ * Other parameters, passed on to the module: sac.iova-bench.ops, .ring,
+ * .kib (churn mapping size), .levels (e.g. 0-50-90-99-100; dashes stand
+ * for the module's commas), .quick=1.
+ *
+ * Metrics: sac (1: a 64-bit map on an empty space got a 32-bit IOVA, i.e.
+ * the kernel uses the trick), and per level N: map_p50_ns_fillN,
+ * map_p99_ns_fillN (the map alone, where the IOVA is allocated),
+ * ops_s_fillN (unmap+map pairs per second), above4g_fillN (timed maps
+ * that landed above 4 GiB), and calib_ns (the median time of a fixed
+ * piece of CPU work timed beside every op: under TCG the guest's speed
+ * follows the host's load, so compare runs with it). The unmap and pair
+ * percentiles, the fill sizes and each level's calib go into details.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "workloads.h"
+
+#define PCI_DIR		"/sys/bus/pci/devices"
+#define REPORT		"/sys/kernel/debug/sac_iova/report"
+#define EDU_VENDOR	0x1234
+#define EDU_DEVICE	0x11e8
+#define MAX_LEVELS	8
+#define REPORT_MAX	8192
+
+struct iova_level {
+	unsigned int pct;
+	double map_p50, map_p99, unmap_p50, pair_p50, pair_p99, ops_s;
+	double above4g, ops, pages, fill_ms, calib;
+};
+
+struct iova_report {
+	char status[128];
+	int sac;
+	unsigned long chunks_max, total_ms;
+	struct iova_level lv[MAX_LEVELS];
+	int nlv;
+};
+
+static unsigned long read_hex(const char *dir, const char *name)
+{
+	char path[320], buf[32];
+	FILE *f;
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", PCI_DIR, dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	v = strtoul(buf, NULL, 16);
+	return v;
+}
+
+static bool unbound(const char *dir)
+{
+	char path[320];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/driver", PCI_DIR, dir);
+	return lstat(path, &st) != 0;
+}
+
+/* The unbound edu with the highest address; false when there is none. */
+static bool find_bench_edu(char *bdf, size_t cap)
+{
+	struct dirent *e;
+	DIR *d;
+	bool found = false;
+
+	d = opendir(PCI_DIR);
+	if (!d)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap)
+			continue;
+		if (read_hex(e->d_name, "vendor") != EDU_VENDOR ||
+		    read_hex(e->d_name, "device") != EDU_DEVICE ||
+		    !unbound(e->d_name))
+			continue;
+		/* same-length DDDD:BB:SS.F names sort like addresses */
+		if (!found || strcmp(e->d_name, bdf) > 0)
+			snprintf(bdf, cap, "%s", e->d_name);
+		found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+static bool valid_bdf(const char *s)
+{
+	unsigned int dom, bus, slot, fn;
+	char end;
+
+	return strlen(s) == 12 &&
+	       sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &slot, &fn, &end) == 4;
+}
+
+static bool valid_levels(const char *s)
+{
+	return *s && strspn(s, "0123456789-,") == strlen(s);
+}
+
+/* Module parameters from sac.iova-bench.*; false after a bad one. */
+static bool module_params(struct sac_result *r, const char *bdf, char *out,
+			  size_t cap)
+{
+	unsigned long ops, ring, kib, quick;
+	const char *levels = sac_param(r, "levels", "0-50-90-99-100");
+	char lv[64];
+	size_t i;
+
+	if (sac_param_uint(r, "ops", 3000, 1, 100000, &ops) ||
+	    sac_param_uint(r, "ring", 512, 1, 8192, &ring) ||
+	    sac_param_uint(r, "kib", 4, 4, 2048, &kib) ||
+	    sac_param_uint(r, "quick", 0, 0, 1, &quick))
+		return false;
+	if (!valid_levels(levels) || strlen(levels) >= sizeof(lv)) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.levels=%.40s (want e.g. 0-50-100)",
+			 levels);
+		return false;
+	}
+	snprintf(lv, sizeof(lv), "%s", levels);
+	for (i = 0; lv[i]; i++)
+		if (lv[i] == '-')
+			lv[i] = ',';	/* the module's separator */
+	snprintf(out, cap, "bdf=%s ops=%lu ring=%lu map_kib=%lu quick=%lu fill_levels=%s",
+		 bdf, ops, ring, kib, quick, lv);
+	return true;
+}
+
+static struct iova_level *level_of(struct iova_report *rep, unsigned int pct)
+{
+	int i;
+
+	for (i = 0; i < rep->nlv; i++)
+		if (rep->lv[i].pct == pct)
+			return &rep->lv[i];
+	if (rep->nlv == MAX_LEVELS)
+		return NULL;
+	rep->lv[rep->nlv].pct = pct;
+	return &rep->lv[rep->nlv++];
+}
+
+/* "fillN.key=value": one number of one level. */
+static void parse_level_line(struct iova_report *rep, const char *key,
+			     double v)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} keys[] = {
+		{ "map_p50_ns", offsetof(struct iova_level, map_p50) },
+		{ "map_p99_ns", offsetof(struct iova_level, map_p99) },
+		{ "unmap_p50_ns", offsetof(struct iova_level, unmap_p50) },
+		{ "pair_p50_ns", offsetof(struct iova_level, pair_p50) },
+		{ "pair_p99_ns", offsetof(struct iova_level, pair_p99) },
+		{ "ops_s", offsetof(struct iova_level, ops_s) },
+		{ "above4g", offsetof(struct iova_level, above4g) },
+		{ "ops", offsetof(struct iova_level, ops) },
+		{ "pages", offsetof(struct iova_level, pages) },
+		{ "fill_ms", offsetof(struct iova_level, fill_ms) },
+		{ "calib_p50_ns", offsetof(struct iova_level, calib) },
+	};
+	struct iova_level *lv;
+	unsigned int pct;
+	char *dot;
+	size_t i;
+
+	pct = strtoul(key + 4, &dot, 10);
+	if (*dot != '.' || pct > 100)
+		return;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (strcmp(dot + 1, keys[i].name))
+			continue;
+		lv = level_of(rep, pct);
+		if (lv)
+			*(double *)((char *)lv + keys[i].off) = v;
+		return;
+	}
+}
+
+static void parse_line(struct iova_report *rep, char *line)
+{
+	char *eq = strchr(line, '=');
+	char *val;
+
+	if (!eq)
+		return;
+	*eq = '\0';
+	val = eq + 1;
+	val[strcspn(val, "\n")] = '\0';
+	if (!strcmp(line, "status"))
+		snprintf(rep->status, sizeof(rep->status), "%s", val);
+	else if (!strcmp(line, "sac"))
+		rep->sac = atoi(val);
+	else if (!strcmp(line, "chunks_max"))
+		rep->chunks_max = strtoul(val, NULL, 10);
+	else if (!strcmp(line, "total_ms"))
+		rep->total_ms = strtoul(val, NULL, 10);
+	else if (!strncmp(line, "fill", 4))
+		parse_level_line(rep, line, strtod(val, NULL));
+}
+
+static int read_report(struct iova_report *rep)
+{
+	char line[256];
+	FILE *f;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->sac = -1;
+	f = fopen(REPORT, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		parse_line(rep, line);
+	fclose(f);
+	return rep->status[0] ? 0 : -EPROTO;
+}
+
+static void emit_level(struct sac_result *r, const struct iova_level *lv)
+{
+	char name[SAC_NAME_MAX + 1];
+
+	snprintf(name, sizeof(name), "map_p50_ns_fill%u", lv->pct);
+	sac_metric(r, name, lv->map_p50);
+	snprintf(name, sizeof(name), "map_p99_ns_fill%u", lv->pct);
+	sac_metric(r, name, lv->map_p99);
+	snprintf(name, sizeof(name), "ops_s_fill%u", lv->pct);
+	sac_metric(r, name, lv->ops_s);
+	snprintf(name, sizeof(name), "above4g_fill%u", lv->pct);
+	sac_metric(r, name, lv->above4g);
+	snprintf(name, sizeof(name), "fill%u", lv->pct);
+	sac_detail(r, name,
+		   "pages=%.0f fill_ms=%.0f ops=%.0f unmap_p50_ns=%.0f pair_p50_ns=%.0f pair_p99_ns=%.0f calib_ns=%.0f",
+		   lv->pages, lv->fill_ms, lv->ops, lv->unmap_p50,
+		   lv->pair_p50, lv->pair_p99, lv->calib);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the levels' reference-op times: the guest's speed. */
+static double median_calib(const struct iova_report *rep)
+{
+	double v[MAX_LEVELS];
+	int i;
+
+	for (i = 0; i < rep->nlv; i++)
+		v[i] = rep->lv[i].calib;
+	qsort(v, rep->nlv, sizeof(v[0]), cmp_double);
+	return v[rep->nlv / 2];
+}
+
+static void emit_report(struct sac_result *r, const struct iova_report *rep)
+{
+	int i;
+
+	if (rep->sac >= 0)
+		sac_metric(r, "sac", rep->sac);
+	if (rep->nlv)
+		sac_metric(r, "calib_ns", median_calib(rep));
+	for (i = 0; i < rep->nlv; i++)
+		emit_level(r, &rep->lv[i]);
+	sac_detail(r, "chunks_max", "%lu", rep->chunks_max);
+	sac_detail(r, "module_ms", "%lu", rep->total_ms);
+	if (strcmp(rep->status, "ok"))
+		sac_fail(r, "sac_iova: %s", rep->status);
+}
+
+void wl_iova(struct sac_result *r)
+{
+	const char *want = sac_param(r, "bdf", NULL);
+	char bdf[32], params[256], path[128];
+	struct iova_report rep;
+	struct utsname u;
+	double t0;
+	int rc;
+
+	if (want && !valid_bdf(want)) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.bdf=%.40s (want DDDD:BB:SS.F)",
+			 want);
+		return;
+	}
+	if (want) {
+		snprintf(bdf, sizeof(bdf), "%s", want);
+	} else if (!find_bench_edu(bdf, sizeof(bdf))) {
+		sac_skip(r, "no unbound edu device (1234:11e8) to bench");
+		return;
+	}
+	if (!module_params(r, bdf, params, sizeof(params)))
+		return;
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/extra/sac_iova.ko",
+		 u.release);
+	sac_detail(r, "bdf", "%s", bdf);
+	sac_log("iova-bench: loading %s %s", path, params);
+	t0 = sac_now();
+	rc = sac_load_module(path, params);
+	sac_detail(r, "run_s", "%.1f", sac_now() - t0);
+	if (rc == -ENOENT) {
+		sac_skip(r, "module missing: %s", path);
+		return;
+	}
+	if (rc) {
+		sac_fail(r, "loading sac_iova.ko: %s", strerror(-rc));
+		return;
+	}
+	rc = read_report(&rep);
+	if (rc) {
+		sac_fail(r, "no usable %s: %s", REPORT, strerror(-rc));
+		return;
+	}
+	emit_report(r, &rep);
+}

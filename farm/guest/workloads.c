@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The workloads sac.run= can name, one line each. */
+#include "workloads.h"
+
+const struct sac_workload sac_workloads[] = {
+	{ "boot", wl_boot },
+	{ "blk", wl_blk },
+	{ "nvme", wl_nvme },
+	{ "net", wl_net },
+	{ "iova-bench", wl_iova },
+	{ "edu-lying", wl_edu_lying },
+	{ "edu-honest", wl_edu_honest },
+};
+
+const size_t sac_nworkloads = ARRAY_SIZE(sac_workloads);

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sac_edu: a driver for QEMU's "edu" PCI device (1234:11e8) that plays
+ * "the lying device".
+ *
+ * QEMU's edu device can only drive as many DMA address bits as its
+ * dma_mask property says (the farm boots it with dma_mask=0xffffffff, a
+ * 32-bit device) and silently clamps anything wider. A driver whose author
+ * trusted a wrong data sheet claims 64 bits (dma_bits=64): it works only
+ * while the IOMMU layer keeps handing PCI devices 32-bit IOVAs (the "PCI
+ * SAC trick", CONFIG_IOMMU_DMA_PCI_SAC=y). The honest driver (dma_bits=32)
+ * works either way.
+ *
+ * At probe the driver maps a working set of streaming buffers plus one
+ * coherent buffer each way, bounces a few patterns RAM -> edu -> RAM through
+ * them, verifies every byte and publishes what happened in
+ * /sys/kernel/debug/sac_edu/<pci-name>/report as key=value lines. Probe
+ * succeeds whatever the data looks like: the report is the product.
+ * bdf= limits the driver to one device, leaving any other edu alone.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/iopoll.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+/* QEMU's vendor ID (not in 6.1's pci_ids.h) and edu's device ID */
+#define EDU_VENDOR_ID		0x1234
+#define EDU_DEVICE_ID		0x11e8
+
+/* edu's BAR0 registers (QEMU docs/specs/edu.rst) */
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_CNT		0x90
+#define EDU_REG_DMA_CMD		0x98
+
+#define EDU_DMA_RUN		BIT(0)
+#define EDU_DMA_TO_RAM		BIT(1)	/* clear: RAM -> edu, set: edu -> RAM */
+
+/* edu's internal DMA buffer, as seen from the DMA engine */
+#define EDU_BUF_BASE		0x40000
+#define EDU_BUF_SIZE		SZ_4K
+
+/* edu starts a transfer 100 ms (virtual) after the command; TCG is slow */
+#define SAC_EDU_POLL_US		1000
+#define SAC_EDU_TIMEOUT_US	(3 * USEC_PER_SEC)
+
+#define SAC_EDU_MIN_BUFS	8
+#define SAC_EDU_MAX_BUFS	16384
+#define SAC_EDU_COHERENT_SIZE	SZ_4K
+#define SAC_EDU_LINE_LEN	256
+
+static unsigned int dma_bits = 64;
+module_param(dma_bits, uint, 0444);
+MODULE_PARM_DESC(dma_bits, "DMA mask width the driver claims (64 = the lie, 32 = honest)");
+
+static unsigned int buffers = 64;
+module_param(buffers, uint, 0444);
+MODULE_PARM_DESC(buffers, "streaming buffers kept mapped at once (working set)");
+
+static bool corrupt;
+module_param(corrupt, bool, 0444);
+MODULE_PARM_DESC(corrupt, "test hook: flip one received byte before verifying");
+
+static char *bdf;
+module_param(bdf, charp, 0444);
+MODULE_PARM_DESC(bdf, "bind only the edu device at this PCI address (default: every one)");
+
+static struct dentry *sac_edu_root;
+
+enum sac_edu_kind {
+	SAC_EDU_STREAM,		/* streaming buffer -> streaming buffer */
+	SAC_EDU_COHERENT,	/* coherent buffer -> coherent buffer */
+	SAC_EDU_MIXED,		/* streaming buffer -> coherent buffer */
+};
+
+static const char * const sac_edu_kind_name[] = {
+	[SAC_EDU_STREAM]	= "stream",
+	[SAC_EDU_COHERENT]	= "coherent",
+	[SAC_EDU_MIXED]		= "mixed",
+};
+
+struct sac_edu_plan {
+	enum sac_edu_kind kind;
+	u32 size;
+	u32 dev_off;	/* offset into edu's buffer */
+};
+
+/*
+ * Every transfer ends strictly before the end of edu's buffer: QEMU 7.2's
+ * range check is off by one and hw_error()s on a transfer that ends exactly
+ * at EDU_BUF_BASE + EDU_BUF_SIZE, taking the whole VM down.
+ */
+static const struct sac_edu_plan sac_edu_plan[] = {
+	{ SAC_EDU_STREAM,	64,	0x000 },
+	{ SAC_EDU_STREAM,	512,	0x100 },
+	{ SAC_EDU_STREAM,	2048,	0x600 },
+	{ SAC_EDU_STREAM,	4000,	0x008 },
+	{ SAC_EDU_COHERENT,	2048,	0x400 },
+	{ SAC_EDU_MIXED,	1000,	0xc00 },
+};
+
+#define SAC_EDU_NR_XFERS	ARRAY_SIZE(sac_edu_plan)
+
+struct sac_edu_buf {
+	void *cpu;
+	dma_addr_t iova;
+	struct page *page;	/* NULL for a coherent buffer */
+};
+
+enum sac_edu_status {
+	SAC_EDU_OK,
+	SAC_EDU_WRONG,
+	SAC_EDU_TIMEOUT,
+};
+
+static const char * const sac_edu_status_name[] = {
+	[SAC_EDU_OK]		= "ok",
+	[SAC_EDU_WRONG]		= "wrong",
+	[SAC_EDU_TIMEOUT]	= "timeout",
+};
+
+struct sac_edu_xfer {
+	const struct sac_edu_plan *plan;
+	dma_addr_t src_iova;
+	dma_addr_t dst_iova;
+	enum sac_edu_status status;
+	u32 bytes_wrong;
+};
+
+struct sac_edu {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	unsigned int dma_bits;
+	unsigned int nbufs;
+	bool corrupt;
+	bool busy;		/* a transfer timed out and may still run */
+	struct sac_edu_buf *ws;
+	struct sac_edu_buf coh_tx;
+	struct sac_edu_buf coh_rx;
+	unsigned int nr_xfers;	/* transfers run, in sac_edu_plan order */
+	struct sac_edu_xfer xfers[SAC_EDU_NR_XFERS];
+	struct dentry *dir;
+};
+
+static bool sac_edu_above_4g(dma_addr_t iova)
+{
+	return upper_32_bits(iova) != 0;
+}
+
+/* One pattern per transfer, so stale data from an earlier one never matches */
+static u8 sac_edu_pattern(unsigned int seed, size_t i)
+{
+	return (u8)(i * 31 + seed * 97 + 1);
+}
+
+static bool sac_edu_inside_buffer(const struct sac_edu_plan *p)
+{
+	return p->size && p->dev_off < EDU_BUF_SIZE &&
+	       p->size < EDU_BUF_SIZE - p->dev_off;
+}
+
+/* Program one DMA and poll for it; edu raises no interrupt unless asked. */
+static int sac_edu_dma(struct sac_edu *sac, u64 src, u64 dst, u32 size,
+		       u32 cmd)
+{
+	u32 val;
+	int ret;
+
+	/* edu decodes only full 64-bit accesses at these offsets */
+	writeq(src, sac->regs + EDU_REG_DMA_SRC);
+	writeq(dst, sac->regs + EDU_REG_DMA_DST);
+	writeq(size, sac->regs + EDU_REG_DMA_CNT);
+	writel(cmd | EDU_DMA_RUN, sac->regs + EDU_REG_DMA_CMD);
+
+	ret = readl_poll_timeout(sac->regs + EDU_REG_DMA_CMD, val,
+				 !(val & EDU_DMA_RUN), SAC_EDU_POLL_US,
+				 SAC_EDU_TIMEOUT_US);
+	if (ret)
+		sac->busy = true;
+	return ret;
+}
+
+static bool sac_edu_idle(struct sac_edu *sac)
+{
+	u32 val;
+
+	return !readl_poll_timeout(sac->regs + EDU_REG_DMA_CMD, val,
+				   !(val & EDU_DMA_RUN), SAC_EDU_POLL_US,
+				   SAC_EDU_TIMEOUT_US);
+}
+
+static int sac_edu_map_page(struct device *dev, struct sac_edu_buf *buf)
+{
+	buf->page = alloc_page(GFP_KERNEL);
+	if (!buf->page)
+		return -ENOMEM;
+
+	buf->cpu = page_address(buf->page);
+	buf->iova = dma_map_page(dev, buf->page, 0, PAGE_SIZE,
+				 DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, buf->iova)) {
+		__free_page(buf->page);
+		buf->page = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sac_edu_unmap_page(struct device *dev, struct sac_edu_buf *buf)
+{
+	dma_unmap_page(dev, buf->iova, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	__free_page(buf->page);
+}
+
+static void sac_edu_free_working_set(struct sac_edu *sac, unsigned int n)
+{
+	struct device *dev = &sac->pdev->dev;
+
+	while (n--)
+		sac_edu_unmap_page(dev, &sac->ws[n]);
+	kfree(sac->ws);
+	sac->ws = NULL;
+}
+
+/* The mappings stay outstanding together, like the ring of a NIC */
+static int sac_edu_alloc_working_set(struct sac_edu *sac)
+{
+	struct device *dev = &sac->pdev->dev;
+	unsigned int i;
+	int ret;
+
+	sac->ws = kcalloc(sac->nbufs, sizeof(*sac->ws), GFP_KERNEL);
+	if (!sac->ws)
+		return -ENOMEM;
+
+	for (i = 0; i < sac->nbufs; i++) {
+		ret = sac_edu_map_page(dev, &sac->ws[i]);
+		if (ret)
+			goto err_unwind;
+	}
+	return 0;
+
+err_unwind:
+	dev_err(dev, "mapping streaming buffer %u of %u failed\n", i,
+		sac->nbufs);
+	sac_edu_free_working_set(sac, i);
+	return ret;
+}
+
+static int sac_edu_alloc_coherent(struct device *dev, struct sac_edu_buf *buf)
+{
+	buf->cpu = dma_alloc_coherent(dev, SAC_EDU_COHERENT_SIZE, &buf->iova,
+				      GFP_KERNEL);
+	return buf->cpu ? 0 : -ENOMEM;
+}
+
+static void sac_edu_free_coherent(struct device *dev, struct sac_edu_buf *buf)
+{
+	dma_free_coherent(dev, SAC_EDU_COHERENT_SIZE, buf->cpu, buf->iova);
+}
+
+static int sac_edu_alloc_buffers(struct sac_edu *sac)
+{
+	struct device *dev = &sac->pdev->dev;
+	int ret;
+
+	ret = sac_edu_alloc_working_set(sac);
+	if (ret)
+		return ret;
+
+	ret = sac_edu_alloc_coherent(dev, &sac->coh_tx);
+	if (ret)
+		goto err_free_ws;
+
+	ret = sac_edu_alloc_coherent(dev, &sac->coh_rx);
+	if (ret)
+		goto err_free_tx;
+	return 0;
+
+err_free_tx:
+	sac_edu_free_coherent(dev, &sac->coh_tx);
+err_free_ws:
+	sac_edu_free_working_set(sac, sac->nbufs);
+	return ret;
+}
+
+static void sac_edu_free_buffers(struct sac_edu *sac)
+{
+	struct device *dev = &sac->pdev->dev;
+
+	sac_edu_free_coherent(dev, &sac->coh_rx);
+	sac_edu_free_coherent(dev, &sac->coh_tx);
+	sac_edu_free_working_set(sac, sac->nbufs);
+}
+
+/*
+ * Streaming transfers use buffers from both ends of the working set: the
+ * first mapped and the last mapped sit at opposite ends of the IOVA range
+ * the allocator handed out.
+ */
+static void sac_edu_pick(struct sac_edu *sac, unsigned int idx,
+			 struct sac_edu_buf **src, struct sac_edu_buf **dst)
+{
+	unsigned int n = sac->nbufs;
+
+	switch (sac_edu_plan[idx].kind) {
+	case SAC_EDU_STREAM:
+		*src = &sac->ws[idx % n];
+		*dst = &sac->ws[n - 1 - idx % n];
+		break;
+	case SAC_EDU_COHERENT:
+		*src = &sac->coh_tx;
+		*dst = &sac->coh_rx;
+		break;
+	case SAC_EDU_MIXED:
+		*src = &sac->ws[n / 2];
+		*dst = &sac->coh_rx;
+		break;
+	}
+}
+
+static void sac_edu_sync_for_device(struct sac_edu *sac,
+				    struct sac_edu_buf *buf, u32 size)
+{
+	if (buf->page)
+		dma_sync_single_for_device(&sac->pdev->dev, buf->iova, size,
+					   DMA_BIDIRECTIONAL);
+}
+
+static void sac_edu_sync_for_cpu(struct sac_edu *sac, struct sac_edu_buf *buf,
+				 u32 size)
+{
+	if (buf->page)
+		dma_sync_single_for_cpu(&sac->pdev->dev, buf->iova, size,
+					DMA_BIDIRECTIONAL);
+}
+
+static void sac_edu_fill(struct sac_edu_buf *src, struct sac_edu_buf *dst,
+			 unsigned int seed, u32 size)
+{
+	u8 *s = src->cpu, *d = dst->cpu;
+	u32 i;
+
+	/* The destination starts as the complement: untouched bytes count */
+	for (i = 0; i < size; i++) {
+		s[i] = sac_edu_pattern(seed, i);
+		d[i] = ~s[i];
+	}
+}
+
+static u32 sac_edu_verify(struct sac_edu_buf *dst, unsigned int seed,
+			  u32 size)
+{
+	const u8 *d = dst->cpu;
+	u32 i, wrong = 0;
+
+	for (i = 0; i < size; i++)
+		wrong += d[i] != sac_edu_pattern(seed, i);
+	return wrong;
+}
+
+/* RAM -> edu from one buffer, then edu -> RAM into another, then compare */
+static void sac_edu_xfer(struct sac_edu *sac, unsigned int idx)
+{
+	const struct sac_edu_plan *p = &sac_edu_plan[idx];
+	struct sac_edu_xfer *x = &sac->xfers[idx];
+	u64 dev_addr = EDU_BUF_BASE + p->dev_off;
+	struct sac_edu_buf *src, *dst;
+
+	sac_edu_pick(sac, idx, &src, &dst);
+	x->plan = p;
+	x->src_iova = src->iova;
+	x->dst_iova = dst->iova;
+
+	sac_edu_fill(src, dst, idx, p->size);
+	sac_edu_sync_for_device(sac, src, p->size);
+	sac_edu_sync_for_device(sac, dst, p->size);
+
+	if (sac_edu_dma(sac, src->iova, dev_addr, p->size, 0) ||
+	    sac_edu_dma(sac, dev_addr, dst->iova, p->size, EDU_DMA_TO_RAM)) {
+		x->status = SAC_EDU_TIMEOUT;
+		return;
+	}
+
+	sac_edu_sync_for_cpu(sac, dst, p->size);
+	if (sac->corrupt && idx == 0)
+		((u8 *)dst->cpu)[p->size / 2] ^= 0xff;
+
+	x->bytes_wrong = sac_edu_verify(dst, idx, p->size);
+	x->status = x->bytes_wrong ? SAC_EDU_WRONG : SAC_EDU_OK;
+}
+
+/* A timed-out engine ignores new commands until it finishes, so stop there */
+static void sac_edu_run(struct sac_edu *sac)
+{
+	unsigned int i;
+
+	for (i = 0; i < SAC_EDU_NR_XFERS && !sac->busy; i++) {
+		if (WARN_ON_ONCE(!sac_edu_inside_buffer(&sac_edu_plan[i])))
+			break;
+		sac_edu_xfer(sac, i);
+		sac->nr_xfers = i + 1;
+	}
+}
+
+struct sac_edu_totals {
+	unsigned int failed;
+	unsigned int timeouts;
+	unsigned int above_4g;
+	u64 bytes_wrong;
+	u64 bytes_total;
+	dma_addr_t iova_min;
+	dma_addr_t iova_max;
+};
+
+static void sac_edu_add_iova(struct sac_edu_totals *t, dma_addr_t iova)
+{
+	t->iova_min = min(t->iova_min, iova);
+	t->iova_max = max(t->iova_max, iova);
+}
+
+static void sac_edu_totals(const struct sac_edu *sac, struct sac_edu_totals *t)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	t->iova_min = sac->nr_xfers ? DMA_MAPPING_ERROR : 0;
+
+	for (i = 0; i < sac->nr_xfers; i++) {
+		const struct sac_edu_xfer *x = &sac->xfers[i];
+
+		sac_edu_add_iova(t, x->src_iova);
+		sac_edu_add_iova(t, x->dst_iova);
+		t->above_4g += sac_edu_above_4g(x->src_iova) ||
+			       sac_edu_above_4g(x->dst_iova);
+		t->failed += x->status != SAC_EDU_OK;
+		t->timeouts += x->status == SAC_EDU_TIMEOUT;
+		t->bytes_wrong += x->bytes_wrong;
+		t->bytes_total += x->plan->size;
+	}
+}
+
+/* The one summary line, shared by dev_info() and the debugfs report */
+static void sac_edu_summary(const struct sac_edu *sac, char *buf, size_t len)
+{
+	struct sac_edu_totals t;
+
+	sac_edu_totals(sac, &t);
+	scnprintf(buf, len,
+		  "dma_bits=%u buffers=%u corrupt=%d planned=%zu transfers=%u failed=%u timeouts=%u bytes_wrong=%llu bytes_total=%llu iova_min=0x%llx iova_max=0x%llx above_4g=%u",
+		  sac->dma_bits, sac->nbufs, sac->corrupt, SAC_EDU_NR_XFERS,
+		  sac->nr_xfers, t.failed, t.timeouts, t.bytes_wrong,
+		  t.bytes_total, (u64)t.iova_min, (u64)t.iova_max, t.above_4g);
+}
+
+static void sac_edu_show_working_set(struct seq_file *s,
+				     const struct sac_edu *sac)
+{
+	dma_addr_t lo = DMA_MAPPING_ERROR, hi = 0;
+	unsigned int i, above = 0;
+
+	for (i = 0; i < sac->nbufs; i++) {
+		lo = min(lo, sac->ws[i].iova);
+		hi = max(hi, sac->ws[i].iova);
+		above += sac_edu_above_4g(sac->ws[i].iova);
+	}
+	seq_printf(s, "working_set=%u ws_iova_min=0x%llx ws_iova_max=0x%llx ws_above_4g=%u coherent_tx_iova=0x%llx coherent_rx_iova=0x%llx\n",
+		   sac->nbufs, (u64)lo, (u64)hi, above, (u64)sac->coh_tx.iova,
+		   (u64)sac->coh_rx.iova);
+}
+
+static void sac_edu_show_xfer(struct seq_file *s, unsigned int idx,
+			      const struct sac_edu_xfer *x)
+{
+	seq_printf(s, "xfer=%u kind=%s dir=ram-edu-ram size=%u dev_off=0x%x src_iova=0x%llx dst_iova=0x%llx above_4g=%d status=%s bytes_wrong=%u\n",
+		   idx, sac_edu_kind_name[x->plan->kind], x->plan->size,
+		   x->plan->dev_off, (u64)x->src_iova, (u64)x->dst_iova,
+		   sac_edu_above_4g(x->src_iova) ||
+		   sac_edu_above_4g(x->dst_iova),
+		   sac_edu_status_name[x->status], x->bytes_wrong);
+}
+
+static int sac_edu_report_show(struct seq_file *s, void *unused)
+{
+	const struct sac_edu *sac = s->private;
+	char line[SAC_EDU_LINE_LEN];
+	unsigned int i;
+
+	sac_edu_summary(sac, line, sizeof(line));
+	seq_printf(s, "%s\n", line);
+	sac_edu_show_working_set(s, sac);
+	for (i = 0; i < sac->nr_xfers; i++)
+		sac_edu_show_xfer(s, i, &sac->xfers[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sac_edu_report);
+
+static int sac_edu_setup_device(struct pci_dev *pdev, struct sac_edu *sac)
+{
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	if (ret)
+		return ret;
+
+	sac->regs = pcim_iomap_table(pdev)[0];
+	pci_set_master(pdev);
+
+	/* This is where a driver believes, or not, the data sheet */
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(sac->dma_bits));
+	if (ret)
+		dev_err(&pdev->dev, "no usable %u-bit DMA mask\n",
+			sac->dma_bits);
+	return ret;
+}
+
+static int sac_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	char line[SAC_EDU_LINE_LEN];
+	struct sac_edu *sac;
+	int ret;
+
+	/* Another edu may be some other workload's (the IOVA bench's) */
+	if (bdf && strcmp(pci_name(pdev), bdf))
+		return -ENODEV;
+
+	sac = devm_kzalloc(&pdev->dev, sizeof(*sac), GFP_KERNEL);
+	if (!sac)
+		return -ENOMEM;
+
+	sac->pdev = pdev;
+	sac->dma_bits = dma_bits;
+	sac->nbufs = buffers;
+	sac->corrupt = corrupt;
+
+	ret = sac_edu_setup_device(pdev, sac);
+	if (ret)
+		return ret;
+
+	ret = sac_edu_alloc_buffers(sac);
+	if (ret)
+		return ret;
+
+	sac_edu_run(sac);
+	sac_edu_summary(sac, line, sizeof(line));
+	dev_info(&pdev->dev, "%s\n", line);
+
+	sac->dir = debugfs_create_dir(pci_name(pdev), sac_edu_root);
+	debugfs_create_file("report", 0444, sac->dir, sac,
+			    &sac_edu_report_fops);
+	pci_set_drvdata(pdev, sac);
+	return 0;
+}
+
+static void sac_edu_remove(struct pci_dev *pdev)
+{
+	struct sac_edu *sac = pci_get_drvdata(pdev);
+
+	debugfs_remove_recursive(sac->dir);
+
+	/* Freeing memory the device may still write to is worse than a leak */
+	if (sac->busy && !sac_edu_idle(sac)) {
+		dev_err(&pdev->dev, "DMA engine still busy, leaking its buffers\n");
+		return;
+	}
+	sac_edu_free_buffers(sac);
+}
+
+static const struct pci_device_id sac_edu_ids[] = {
+	{ PCI_DEVICE(EDU_VENDOR_ID, EDU_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, sac_edu_ids);
+
+static struct pci_driver sac_edu_driver = {
+	.name		= KBUILD_MODNAME,
+	.id_table	= sac_edu_ids,
+	.probe		= sac_edu_probe,
+	.remove		= sac_edu_remove,
+};
+
+static int __init sac_edu_check_params(void)
+{
+	if (dma_bits < 24 || dma_bits > 64) {
+		pr_err("dma_bits=%u: must be 24..64\n", dma_bits);
+		return -EINVAL;
+	}
+	if (buffers < SAC_EDU_MIN_BUFS || buffers > SAC_EDU_MAX_BUFS) {
+		pr_err("buffers=%u: must be %u..%u\n", buffers,
+		       SAC_EDU_MIN_BUFS, SAC_EDU_MAX_BUFS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init sac_edu_init(void)
+{
+	int ret;
+
+	ret = sac_edu_check_params();
+	if (ret)
+		return ret;
+
+	sac_edu_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ret = pci_register_driver(&sac_edu_driver);
+	if (ret)
+		debugfs_remove_recursive(sac_edu_root);
+	return ret;
+}
+module_init(sac_edu_init);
+
+static void __exit sac_edu_exit(void)
+{
+	pci_unregister_driver(&sac_edu_driver);
+	debugfs_remove_recursive(sac_edu_root);
+}
+module_exit(sac_edu_exit);
+
+MODULE_DESCRIPTION("QEMU edu device as a lying 64-bit DMA device");
+MODULE_LICENSE("GPL");
