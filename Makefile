@@ -11,7 +11,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
 .PHONY: all deps host-tools kernels all-kernels release-check all-release-check \
-	check check-quick bench-build clean
+	check check-quick bench-build clean farm farm-tools
 
 all: kernels
 
@@ -26,6 +26,7 @@ include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
 include farm/module/module.mk
+include farm/runner/runner.mk
 
 host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
 
@@ -53,8 +54,15 @@ all-release-check: deps host-tools
 	@for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory release-check ARCH=$$a || exit 1; done
 
-check: deps host-tools all-kernels all-release-check
-	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate
+# Everything farm/farm needs; it runs this before every run.
+farm-tools: host-tools farm-runner guest-agents sac-edu-modules
+
+check: deps host-tools all-kernels all-release-check farm-tools
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm
+
+# The main job: build, boot the default matrix, gate it.
+farm: deps all-kernels farm-tools
+	@scripts/farm-release
 
 bench-build: deps host-tools
 	@scripts/bench-build $(ARCH)

@@ -50,9 +50,9 @@ json_t *load_records(const char *path)
 		fprintf(stderr, "gate: %s:%d: %s\n", path, err.line, err.text);
 		return NULL;
 	}
-	jobs = json_is_object(j) ? json_object_get(j, "jobs") : j;
+	jobs = json_is_object(j) ? json_object_get(j, "records") : j;
 	if (!json_is_array(jobs)) {
-		fprintf(stderr, "gate: %s: expected an array of job records (or {\"jobs\": [...]})\n",
+		fprintf(stderr, "gate: %s: expected job records ({\"records\": [...]} or [...])\n",
 			path);
 		json_decref(j);
 		return NULL;
@@ -196,27 +196,35 @@ static enum verdict judge(struct cell *c, const char *got)
 	return V_FAIL;
 }
 
+/* Quote @s for sh -c; NULL when it holds a quote (never rerun those). */
+static const char *quoted(const char *s, char *buf, size_t len)
+{
+	if (strchr(s, '\'') || (size_t)snprintf(buf, len, "'%s'", s) >= len)
+		return NULL;
+	return buf;
+}
+
 /* Run the runner for this one cell; returns the new outcome or NULL. */
 static const char *rerun(const struct gate *g, struct cell *c, int n)
 {
-	json_t *axes = json_object_get(c->record, "axes");
-	char out[4096], res[4200], cmd[8192];
+	json_t *how = json_object_get(c->record, "rerun");
+	const char *kernel = str_or(how, "kernel", NULL);
+	const char *vcmd = str_or(how, "variant", "");
+	char out[4096], res[4200], cmd[16384], kq[4200], vq[4400], var[4300];
 	static json_t *keep;
 	json_t *recs, *r;
 	int st;
 
-	if (!runner_cmd || !axes)
+	if (!runner_cmd || !kernel)
 		return NULL;
 	snprintf(out, sizeof(out), "%s/reruns/%d", g->run_dir, n);
-	snprintf(cmd, sizeof(cmd),
-		 "%s run --quiet --out '%s' --arch '%s' --machine '%s' --kernel '%s' --workload '%s'%s%s%s >/dev/null 2>&1",
-		 runner_cmd, out, c->key.arch, c->key.machine,
-		 str_or(axes, "kernel", ""), c->key.workload,
-		 json_object_get(axes, "variant_append") ? " --variant '" : "",
-		 json_object_get(axes, "variant_append") ? c->key.variant : "",
-		 json_object_get(axes, "variant_append") ? "'" : "");
-	if (strchr(c->key.variant, '\'') || strchr(str_or(axes, "kernel", ""), '\''))
+	snprintf(var, sizeof(var), "%s=%s", c->key.variant, vcmd);
+	if (!quoted(kernel, kq, sizeof(kq)) || !quoted(var, vq, sizeof(vq)))
 		return NULL;
+	snprintf(cmd, sizeof(cmd),
+		 "%s run --out '%s' --arch '%s' --machine '%s' --kernel %s --workload '%s'%s%s >/dev/null 2>&1",
+		 runner_cmd, out, c->key.arch, c->key.machine, kq,
+		 c->key.workload, *vcmd ? " --variant " : "", *vcmd ? vq : "");
 	fprintf(stderr, "gate: rerunning %s\n", c->id);
 	st = system(cmd);
 	if (st == -1 || !WIFEXITED(st))
@@ -230,7 +238,7 @@ static const char *rerun(const struct gate *g, struct cell *c, int n)
 		json_decref(recs);
 		return NULL;
 	}
-	/* Keep the rerun's records alive for the report. */
+	/* The outcome string lives as long as its records: keep them. */
 	if (!keep)
 		keep = json_array();
 	json_array_append_new(keep, recs);

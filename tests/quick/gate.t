@@ -10,7 +10,7 @@ plan 25
 
 # rec FLAVOUR MACHINE WORKLOAD OUTCOME [METRICS-JSON] [VARIANT]
 rec() {
-	printf '{"job_id":"%s-%s-%s","axes":{"flavour":"%s","arch":"amd64","machine":"%s","workload":"%s","variant":"%s","kernel":"k-%s"},"outcome":"%s","reason":"synthetic %s","metrics":%s,"timings_ms":{"agent":2000}}' \
+	printf '{"job_id":"%s-%s-%s","axes":{"flavour":"%s","arch":"amd64","machine":"%s","workload":"%s","variant":"%s","kernel":"k-%s"},"rerun":{"kernel":"k","variant":""},"outcome":"%s","reason":"synthetic %s","metrics":%s,"timings_ms":{"agent":2000}}' \
 		"$1" "$2" "$3" "$1" "$2" "$3" "${6:-default}" "$1" "$4" "$4" "${5:-{\}}"
 }
 

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The matrix: arch x machine x kernel x variant x workload, one job per
+ * cell. A cell the kernel cannot run is still a job, recorded as a skip
+ * with the reason, so a report shows what was not tested and why.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+/* An empty filter selects everything. */
+static bool selected(json_t *filter, const char *value)
+{
+	json_t *e;
+	size_t i;
+
+	if (!json_array_size(filter))
+		return true;
+	json_array_foreach(filter, i, e)
+		if (!strcmp(json_string_value(e), value))
+			return true;
+	return false;
+}
+
+/* Why the kernel cannot run w's modules, given how it was delivered. */
+static char *module_gap(const struct kernel *k, const struct workload *w)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(w->requires, i, e) {
+		const char *name = json_string_value(e);
+		const char *v = kernel_option(k, name);
+
+		if (v && !strcmp(v, "m") && !k->moddir)
+			return xasprintf("kernel %s has %s=m; modules are packed only from a .deb",
+					 k->name, name);
+	}
+	if (w->farm_module && !k->odir)
+		return xasprintf("no %s.ko for %s: the farm builds it only against a build O= dir",
+				 w->farm_module, k->name);
+	return NULL;
+}
+
+static void job_check(struct job *j)
+{
+	char *why;
+
+	why = kernel_missing(j->k, j->m->requires, true);
+	if (!why)
+		why = kernel_missing(j->k, j->w->requires, false);
+	if (!why)
+		why = module_gap(j->k, j->w);
+	if (why) {
+		j->preset = "skip";
+		j->skip_reason = why;
+		return;
+	}
+	j->initramfs = initramfs_get(j->k, j->w, &why);
+	if (!j->initramfs) {
+		j->preset = "infra-error";
+		j->skip_reason = xasprintf("farm: cannot pack the initramfs: %s (build it first)",
+					   why);
+		free(why);
+	}
+}
+
+static void job_add(struct job **jobs, size_t *n, size_t *cap,
+		    const struct machine *m, const struct kernel *k,
+		    const struct variant *v, const struct workload *w)
+{
+	struct job *j;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*jobs = realloc(*jobs, *cap * sizeof(**jobs));
+		if (!*jobs)
+			die("out of memory");
+	}
+	j = &(*jobs)[(*n)++];
+	memset(j, 0, sizeof(*j));
+	j->index = (int)*n;
+	j->m = m;
+	j->k = k;
+	j->v = v;
+	j->w = w;
+	snprintf(j->id, sizeof(j->id), "%03d-%s-%s-%s-%s", j->index, m->id,
+		 k->name, v->name, w->name);
+	job_check(j);
+}
+
+struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
+			  size_t nkernels, const struct run_opts *o,
+			  size_t *njobs)
+{
+	struct job *jobs = NULL;
+	size_t n = 0, cap = 0, ki, mi, vi, wi;
+
+	for (ki = 0; ki < nkernels; ki++) {
+		const struct kernel *k = kernels[ki];
+
+		if (!selected(o->arches, k->arch))
+			continue;
+		for (mi = 0; mi < t->nmachines; mi++) {
+			const struct machine *m = &t->machines[mi];
+
+			if (strcmp(m->arch, k->arch) ||
+			    !selected(o->machines, m->id))
+				continue;
+			for (vi = 0; vi < o->nvariants; vi++)
+				for (wi = 0; wi < t->nworkloads; wi++) {
+					const struct workload *w = &t->workloads[wi];
+
+					if (!selected(o->workloads, w->name) ||
+					    !workload_applies(w, m))
+						continue;
+					job_add(&jobs, &n, &cap, m, k,
+						&o->variants[vi], w);
+				}
+		}
+	}
+	*njobs = n;
+	return jobs;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The machine and workload tables: load, check every field once here so
+ * the rest of the runner can trust them, and look entries up.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static const char *cur_file;
+static const char *cur_entry;
+
+static void bad(const char *field, const char *want)
+{
+	die("%s: entry '%s': field '%s' must be %s", cur_file,
+	    cur_entry ? cur_entry : "?", field, want);
+}
+
+static const char *get_str(json_t *o, const char *key, bool required)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v && !required)
+		return NULL;
+	if (!json_is_string(v))
+		bad(key, "a string");
+	return json_string_value(v);
+}
+
+static json_t *get_words(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key), *e;
+	size_t i;
+
+	if (!v)
+		return json_array();
+	if (!json_is_array(v))
+		bad(key, "an array of strings");
+	json_array_foreach(v, i, e)
+		if (!json_is_string(e))
+			bad(key, "an array of strings");
+	return json_incref(v);
+}
+
+static double get_num(json_t *o, const char *key, double def, double min)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v)
+		return def;
+	if (!json_is_number(v) || json_number_value(v) < min)
+		bad(key, "a positive number");
+	return json_number_value(v);
+}
+
+static json_t *load_array(const char *path, const char *key)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err), *a;
+
+	if (!root)
+		die("%s:%d: %s", path, err.line, err.text);
+	a = json_object_get(root, key);
+	if (!json_is_array(a) || !json_array_size(a))
+		die("%s: needs a non-empty array \"%s\"", path, key);
+	return root;
+}
+
+static void machine_parse(struct machine *m, json_t *o)
+{
+	static const char *const stages[] = { "kernel", "iommu", "agent",
+					      "poweroff" };
+	size_t i;
+
+	cur_entry = NULL;
+	if (!json_is_object(o))
+		die("%s: every machine must be an object", cur_file);
+	m->id = get_str(o, "id", true);
+	cur_entry = m->id;
+	m->arch = get_str(o, "arch", true);
+	if (strcmp(m->arch, "amd64") && strcmp(m->arch, "arm64"))
+		bad("arch", "amd64 or arm64");
+	m->qemu = get_str(o, "qemu", true);
+	m->console = get_str(o, "console", true);
+	m->cmdline = get_str(o, "cmdline", false);
+	m->iommu_regex = get_str(o, "iommu_regex", true);
+	m->args = get_words(o, "args");
+	m->tcg = get_words(o, "tcg");
+	m->kvm = get_words(o, "kvm");
+	m->requires = get_words(o, "requires");
+	m->timeouts = json_object_get(o, "timeouts");
+	if (!json_is_object(m->timeouts))
+		bad("timeouts", "an object of stage seconds");
+	for (i = 0; i < ARRAY_SIZE(stages); i++)
+		if (get_num(m->timeouts, stages[i], -1, 1) < 0)
+			bad("timeouts", "an object with kernel, iommu, agent and poweroff seconds");
+	m->tcg_scale = get_num(o, "tcg_scale", 1, 1);
+}
+
+static void workload_parse(struct workload *w, json_t *o)
+{
+	cur_entry = NULL;
+	if (!json_is_object(o))
+		die("%s: every workload must be an object", cur_file);
+	w->name = get_str(o, "name", true);
+	cur_entry = w->name;
+	if (!*w->name || strpbrk(w->name, ",/ ="))
+		bad("name", "a word without , / = or spaces");
+	w->cmdline = get_str(o, "cmdline", false);
+	w->farm_module = get_str(o, "farm_module", false);
+	w->devices = get_words(o, "devices");
+	w->machines = get_words(o, "machines");
+	w->requires = get_words(o, "requires");
+	w->modules = get_words(o, "modules");
+	w->expect = json_object_get(o, "expect");
+	if (w->expect && !json_is_object(w->expect))
+		bad("expect", "an object of flavour: outcome");
+	w->timeout = (int)get_num(o, "timeout", -1, 1);
+	if (w->timeout < 1)
+		bad("timeout", "a positive number of seconds");
+	w->scratch_mib = (int)get_num(o, "scratch_mib", 0, 0);
+}
+
+int tables_load(struct tables *t, const char *machines_path,
+		const char *workloads_path)
+{
+	json_t *a;
+	size_t i, j;
+
+	t->mroot = load_array(machines_path, "machines");
+	a = json_object_get(t->mroot, "machines");
+	t->nmachines = json_array_size(a);
+	t->machines = xcalloc(t->nmachines, sizeof(*t->machines));
+	cur_file = machines_path;
+	for (i = 0; i < t->nmachines; i++) {
+		machine_parse(&t->machines[i], json_array_get(a, i));
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->machines[j].id, t->machines[i].id))
+				bad("id", "unique");
+	}
+
+	t->wroot = load_array(workloads_path, "workloads");
+	a = json_object_get(t->wroot, "workloads");
+	t->nworkloads = json_array_size(a);
+	t->workloads = xcalloc(t->nworkloads, sizeof(*t->workloads));
+	cur_file = workloads_path;
+	for (i = 0; i < t->nworkloads; i++) {
+		workload_parse(&t->workloads[i], json_array_get(a, i));
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->workloads[j].name, t->workloads[i].name))
+				bad("name", "unique");
+	}
+	return 0;
+}
+
+const struct machine *machine_find(const struct tables *t, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmachines; i++)
+		if (!strcmp(t->machines[i].id, id))
+			return &t->machines[i];
+	return NULL;
+}
+
+const struct workload *workload_find(const struct tables *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nworkloads; i++)
+		if (!strcmp(t->workloads[i].name, name))
+			return &t->workloads[i];
+	return NULL;
+}
+
+bool workload_applies(const struct workload *w, const struct machine *m)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(w->machines, i, e) {
+		const char *s = json_string_value(e);
+
+		if (!strcmp(s, "*") || !strcmp(s, m->id) || !strcmp(s, m->arch))
+			return true;
+	}
+	return false;
+}
+
+/* The outcome a workload should have on a flavour; "pass" unless listed. */
+const char *workload_expect(const struct workload *w, const char *flavour)
+{
+	json_t *v = w->expect ? json_object_get(w->expect, flavour) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : "pass";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Flavours are the fragments at the top of config-fragments/. */
+json_t *flavours_list(void)
+{
+	char *dir = xasprintf("%s/config-fragments", farm.top);
+	json_t *out = json_array();
+	struct dirent *de;
+	char *names[64];
+	size_t n = 0, i;
+	DIR *d = opendir(dir);
+
+	free(dir);
+	if (!d)
+		return out;
+	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
+		size_t len = strlen(de->d_name);
+
+		if (len > 7 && !strcmp(de->d_name + len - 7, ".config"))
+			names[n++] = strndup(de->d_name, len - 7);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (i = 0; i < n; i++) {
+		json_array_append_new(out, json_string(names[i]));
+		free(names[i]);
+	}
+	return out;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small helpers: allocation, files, running a child with a deadline. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("farm: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("farm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	return p;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	char *s;
+	int ret = 0;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			ret = -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0755) && errno != EEXIST)
+		ret = -1;
+	free(p);
+	return ret;
+}
+
+/* Removes a tree without following symlinks out of it. */
+int rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int ret = 0;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		ret |= rm_rf(sub);
+		free(sub);
+	}
+	closedir(d);
+	return ret | rmdir(path);
+}
+
+/* Reads at most max bytes of a file as a string; NULL if unreadable. */
+char *read_text(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(max + 1);
+	n = fread(buf, 1, max, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(text, f) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+static void redirect(const char *path, int to)
+{
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		_exit(127);
+	dup2(fd, to);
+	close(fd);
+}
+
+static void child_exec(char *const argv[], const char *out_path,
+		       const char *err_path, bool own_group)
+{
+	int fd;
+
+	if (own_group)
+		setpgid(0, 0);
+	redirect(out_path, 1);
+	if (err_path && out_path && !strcmp(err_path, out_path))
+		dup2(1, 2);
+	else
+		redirect(err_path, 2);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "farm: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/*
+ * Runs argv in its own process group with stdout to out_path and stderr
+ * to err_path (NULL: inherited; the same path: both in one file). Past
+ * timeout_s the whole group is killed. With timeout_s 0 there is no
+ * deadline and the child stays in our process group, so a program in the
+ * foreground keeps the terminal. Returns the exit status, 128 + signal,
+ * or -1 if it could not start.
+ */
+int run_argv(char *const argv[], const char *out_path, const char *err_path,
+	     double timeout_s)
+{
+	double end = timeout_s > 0 ? now_s() + timeout_s : 0;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		child_exec(argv, out_path, err_path, end != 0);
+	if (end)
+		setpgid(pid, pid);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, end ? WNOHANG : 0);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (end && now_s() > end) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			break;
+		}
+		if (end)
+			usleep(20000);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* A NULL-terminated argv copied from a JSON array of strings. */
+char **argv_from_json(json_t *words)
+{
+	size_t i, n = json_array_size(words);
+	char **argv = xcalloc(n + 1, sizeof(*argv));
+
+	for (i = 0; i < n; i++)
+		argv[i] = xstrdup(json_string_value(json_array_get(words, i)));
+	return argv;
+}
+
+void argv_free(char **argv)
+{
+	char **a;
+
+	if (!argv)
+		return;
+	for (a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+char *str_replace_all(const char *s, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to), n = 0;
+	const char *p;
+	char *out, *o;
+
+	for (p = strstr(s, from); p; p = strstr(p + flen, from))
+		n++;
+	out = xmalloc(strlen(s) + n * tlen + 1);
+	o = out;
+	while ((p = strstr(s, from))) {
+		memcpy(o, s, p - s);
+		o += p - s;
+		memcpy(o, to, tlen);
+		o += tlen;
+		s = p + flen;
+	}
+	strcpy(o, s);
+	return out;
+}
+
+/*
+ * QEMU runs in a session of its own under expect, out of reach of a
+ * process-group kill: it writes its pid to a file and whoever ends a job
+ * makes sure that process is gone. The pid is trusted only while its
+ * /proc entry still names a qemu binary.
+ */
+void kill_pidfile(const char *pidfile)
+{
+	char *text = read_text(pidfile, 32), *cmd, *path;
+	long pid;
+
+	if (!text)
+		return;
+	pid = strtol(text, NULL, 10);
+	free(text);
+	if (pid <= 1)
+		return;
+	path = xasprintf("/proc/%ld/cmdline", pid);
+	cmd = read_text(path, 256);
+	free(path);
+	if (cmd && strstr(cmd, "qemu-system-"))
+		kill((pid_t)pid, SIGKILL);
+	free(cmd);
+}
