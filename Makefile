@@ -11,7 +11,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
 .PHONY: all deps host-tools kernels all-kernels release-check all-release-check \
-	check check-quick bench-build clean farm farm-tools
+	check check-quick bench-build clean farm farm-tools bench bench-iova
 
 all: kernels
 
@@ -26,6 +26,7 @@ include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
 include farm/module/module.mk
+include farm/module/iova.mk
 include farm/runner/runner.mk
 
 host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
@@ -55,7 +56,7 @@ all-release-check: deps host-tools
 		$(MAKE) --no-print-directory release-check ARCH=$$a || exit 1; done
 
 # Everything farm/farm needs; it runs this before every run.
-farm-tools: host-tools farm-runner guest-agents sac-edu-modules
+farm-tools: host-tools farm-runner guest-agents sac-edu-modules sac-iova-modules
 
 check: deps host-tools all-kernels all-release-check farm-tools
 	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm
@@ -66,6 +67,14 @@ farm: deps all-kernels farm-tools
 
 bench-build: deps host-tools
 	@scripts/bench-build $(ARCH)
+
+bench-iova: deps all-kernels farm-tools
+	@scripts/bench-iova -n 3
+
+# Figures for README: build times per arch, IOVA cost with the trick on/off.
+bench: deps
+	@for a in $(ARCHES); do $(MAKE) --no-print-directory bench-build ARCH=$$a || exit 1; done
+	@$(MAKE) --no-print-directory bench-iova
 
 clean:
 	rm -rf $(BUILD_DIR)/kernel $(BUILD_DIR)/logs $(BUILD_DIR)/host

@@ -8,8 +8,11 @@
  * into one result.
  *
  * The bench device is the unbound QEMU edu device (1234:11e8) with the
- * highest PCI address (workloads.json gives it addr=0x10, well above the
- * slots QEMU assigns on its own), or sac.iova-bench.bdf=DDDD:BB:SS.F.
+ * highest PCI address (workloads.json gives it addr=0x11, well above the
+ * slots QEMU assigns on its own), or sac.iova-bench.bdf=DDDD:BB:SS.F; the
+ * control device (whose IOVA space stays empty, see sac_iova.c) is the
+ * next unbound edu below it (addr=0x10), or sac.iova-bench.ctl=ADDR, or
+ * none with sac.iova-bench.ctl=none.
  * Other parameters, passed on to the module: sac.iova-bench.ops, .ring,
  * .kib (churn mapping size), .levels (e.g. 0-50-90-99-100; dashes stand
  * for the module's commas), .quick=1.
@@ -18,10 +21,10 @@
  * the kernel uses the trick), and per level N: map_p50_ns_fillN,
  * map_p99_ns_fillN (the map alone, where the IOVA is allocated),
  * ops_s_fillN (unmap+map pairs per second), above4g_fillN (timed maps
- * that landed above 4 GiB), and calib_ns (the median time of a fixed
- * piece of CPU work timed beside every op: under TCG the guest's speed
- * follows the host's load, so compare runs with it). The unmap and pair
- * percentiles, the fill sizes and each level's calib go into details.
+ * that landed above 4 GiB), and ctl_map_p50_ns (the control device's map
+ * p50, median over the levels: under TCG the guest's speed follows the
+ * host's load, so compare runs with it). The unmap and pair percentiles,
+ * the fill sizes and each level's control p50s go into details.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -40,17 +43,18 @@
 #define EDU_VENDOR	0x1234
 #define EDU_DEVICE	0x11e8
 #define MAX_LEVELS	8
-#define REPORT_MAX	8192
+#define BDF_LEN		13	/* DDDD:BB:SS.F and its NUL */
 
 struct iova_level {
 	unsigned int pct;
 	double map_p50, map_p99, unmap_p50, pair_p50, pair_p99, ops_s;
-	double above4g, ops, pages, fill_ms, calib;
+	double above4g, ops, pages, fill_ms, ctl_map_p50, ctl_unmap_p50;
 };
 
 struct iova_report {
 	char status[128];
 	int sac;
+	bool has_ctl;
 	unsigned long chunks_max, total_ms;
 	struct iova_level lv[MAX_LEVELS];
 	int nlv;
@@ -82,30 +86,43 @@ static bool unbound(const char *dir)
 	return lstat(path, &st) != 0;
 }
 
-/* The unbound edu with the highest address; false when there is none. */
-static bool find_bench_edu(char *bdf, size_t cap)
+/* Keeps the two highest addresses seen in top[0] > top[1]. */
+static void keep_top(char top[2][BDF_LEN], const char *name)
+{
+	/* same-length DDDD:BB:SS.F names sort like addresses */
+	if (strcmp(name, top[0]) > 0) {
+		memcpy(top[1], top[0], BDF_LEN);
+		snprintf(top[0], BDF_LEN, "%s", name);
+	} else if (strcmp(name, top[1]) > 0) {
+		snprintf(top[1], BDF_LEN, "%s", name);
+	}
+}
+
+/*
+ * The unbound edu devices with the highest and the next address (top[1]
+ * empty when there is one). False when there is none.
+ */
+static bool find_edus(char top[2][BDF_LEN])
 {
 	struct dirent *e;
 	DIR *d;
-	bool found = false;
 
+	top[0][0] = '\0';
+	top[1][0] = '\0';
 	d = opendir(PCI_DIR);
 	if (!d)
 		return false;
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap)
+		if (strlen(e->d_name) != BDF_LEN - 1)
 			continue;
 		if (read_hex(e->d_name, "vendor") != EDU_VENDOR ||
 		    read_hex(e->d_name, "device") != EDU_DEVICE ||
 		    !unbound(e->d_name))
 			continue;
-		/* same-length DDDD:BB:SS.F names sort like addresses */
-		if (!found || strcmp(e->d_name, bdf) > 0)
-			snprintf(bdf, cap, "%s", e->d_name);
-		found = true;
+		keep_top(top, e->d_name);
 	}
 	closedir(d);
-	return found;
+	return top[0][0] != '\0';
 }
 
 static bool valid_bdf(const char *s)
@@ -113,18 +130,35 @@ static bool valid_bdf(const char *s)
 	unsigned int dom, bus, slot, fn;
 	char end;
 
-	return strlen(s) == 12 &&
+	return strlen(s) == BDF_LEN - 1 &&
 	       sscanf(s, "%4x:%2x:%2x.%1x%c", &dom, &bus, &slot, &fn, &end) == 4;
 }
 
+/* At most MAX_LEVELS increasing percentages, 0..100, '-' or ',' between. */
 static bool valid_levels(const char *s)
 {
-	return *s && strspn(s, "0123456789-,") == strlen(s);
+	long prev = -1, pct;
+	int n = 0;
+	char *end;
+
+	if (strspn(s, "0123456789-,") != strlen(s))
+		return false;
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return false;	/* empty, or a separator out of place */
+		pct = strtol(s, &end, 10);
+		if (pct > 100 || pct <= prev || ++n > MAX_LEVELS)
+			return false;
+		if (!*end)
+			return true;
+		prev = pct;
+		s = end + 1;		/* past the separator */
+	}
 }
 
 /* Module parameters from sac.iova-bench.*; false after a bad one. */
-static bool module_params(struct sac_result *r, const char *bdf, char *out,
-			  size_t cap)
+static bool module_params(struct sac_result *r, const char *bdf,
+			  const char *ctl, char *out, size_t cap)
 {
 	unsigned long ops, ring, kib, quick;
 	const char *levels = sac_param(r, "levels", "0-50-90-99-100");
@@ -136,6 +170,11 @@ static bool module_params(struct sac_result *r, const char *bdf, char *out,
 	    sac_param_uint(r, "kib", 4, 4, 2048, &kib) ||
 	    sac_param_uint(r, "quick", 0, 0, 1, &quick))
 		return false;
+	if (kib & (kib - 1)) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.kib=%lu (want a power of two)",
+			 kib);
+		return false;
+	}
 	if (!valid_levels(levels) || strlen(levels) >= sizeof(lv)) {
 		sac_fail(r, "bad-parameter: sac.iova-bench.levels=%.40s (want e.g. 0-50-100)",
 			 levels);
@@ -145,8 +184,8 @@ static bool module_params(struct sac_result *r, const char *bdf, char *out,
 	for (i = 0; lv[i]; i++)
 		if (lv[i] == '-')
 			lv[i] = ',';	/* the module's separator */
-	snprintf(out, cap, "bdf=%s ops=%lu ring=%lu map_kib=%lu quick=%lu fill_levels=%s",
-		 bdf, ops, ring, kib, quick, lv);
+	snprintf(out, cap, "bdf=%s%s%s ops=%lu ring=%lu map_kib=%lu quick=%lu fill_levels=%s",
+		 bdf, *ctl ? " ctl_bdf=" : "", ctl, ops, ring, kib, quick, lv);
 	return true;
 }
 
@@ -181,7 +220,8 @@ static void parse_level_line(struct iova_report *rep, const char *key,
 		{ "ops", offsetof(struct iova_level, ops) },
 		{ "pages", offsetof(struct iova_level, pages) },
 		{ "fill_ms", offsetof(struct iova_level, fill_ms) },
-		{ "calib_p50_ns", offsetof(struct iova_level, calib) },
+		{ "ctl_map_p50_ns", offsetof(struct iova_level, ctl_map_p50) },
+		{ "ctl_unmap_p50_ns", offsetof(struct iova_level, ctl_unmap_p50) },
 	};
 	struct iova_level *lv;
 	unsigned int pct;
@@ -215,6 +255,8 @@ static void parse_line(struct iova_report *rep, char *line)
 		snprintf(rep->status, sizeof(rep->status), "%s", val);
 	else if (!strcmp(line, "sac"))
 		rep->sac = atoi(val);
+	else if (!strcmp(line, "ctl_bdf"))
+		rep->has_ctl = strcmp(val, "none") != 0;
 	else if (!strcmp(line, "chunks_max"))
 		rep->chunks_max = strtoul(val, NULL, 10);
 	else if (!strcmp(line, "total_ms"))
@@ -253,9 +295,10 @@ static void emit_level(struct sac_result *r, const struct iova_level *lv)
 	sac_metric(r, name, lv->above4g);
 	snprintf(name, sizeof(name), "fill%u", lv->pct);
 	sac_detail(r, name,
-		   "pages=%.0f fill_ms=%.0f ops=%.0f unmap_p50_ns=%.0f pair_p50_ns=%.0f pair_p99_ns=%.0f calib_ns=%.0f",
+		   "pages=%.0f fill_ms=%.0f ops=%.0f unmap_p50_ns=%.0f pair_p50_ns=%.0f pair_p99_ns=%.0f ctl_map_p50_ns=%.0f ctl_unmap_p50_ns=%.0f",
 		   lv->pages, lv->fill_ms, lv->ops, lv->unmap_p50,
-		   lv->pair_p50, lv->pair_p99, lv->calib);
+		   lv->pair_p50, lv->pair_p99, lv->ctl_map_p50,
+		   lv->ctl_unmap_p50);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -265,14 +308,14 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of the levels' reference-op times: the guest's speed. */
-static double median_calib(const struct iova_report *rep)
+/* The median of the levels' control map p50s: the guest's speed. */
+static double median_ctl(const struct iova_report *rep)
 {
 	double v[MAX_LEVELS];
 	int i;
 
 	for (i = 0; i < rep->nlv; i++)
-		v[i] = rep->lv[i].calib;
+		v[i] = rep->lv[i].ctl_map_p50;
 	qsort(v, rep->nlv, sizeof(v[0]), cmp_double);
 	return v[rep->nlv / 2];
 }
@@ -283,8 +326,8 @@ static void emit_report(struct sac_result *r, const struct iova_report *rep)
 
 	if (rep->sac >= 0)
 		sac_metric(r, "sac", rep->sac);
-	if (rep->nlv)
-		sac_metric(r, "calib_ns", median_calib(rep));
+	if (rep->nlv && rep->has_ctl)
+		sac_metric(r, "ctl_map_p50_ns", median_ctl(rep));
 	for (i = 0; i < rep->nlv; i++)
 		emit_level(r, &rep->lv[i]);
 	sac_detail(r, "chunks_max", "%lu", rep->chunks_max);
@@ -293,32 +336,56 @@ static void emit_report(struct sac_result *r, const struct iova_report *rep)
 		sac_fail(r, "sac_iova: %s", rep->status);
 }
 
-void wl_iova(struct sac_result *r)
+/*
+ * bench and ctl from the parameters or from the unbound edu devices; ctl
+ * stays empty for no control. False when the result already says why not.
+ */
+static bool pick_devices(struct sac_result *r, char *bench, char *ctl)
 {
 	const char *want = sac_param(r, "bdf", NULL);
-	char bdf[32], params[256], path[128];
+	const char *want_ctl = sac_param(r, "ctl", NULL);
+	char top[2][BDF_LEN];
+	bool found = find_edus(top);
+
+	if ((want && !valid_bdf(want)) ||
+	    (want_ctl && strcmp(want_ctl, "none") && !valid_bdf(want_ctl))) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.bdf/ctl=%.40s (want DDDD:BB:SS.F)",
+			 want && !valid_bdf(want) ? want : want_ctl);
+		return false;
+	}
+	if (!want && !found) {
+		sac_skip(r, "no unbound edu device (1234:11e8) to bench");
+		return false;
+	}
+	snprintf(bench, BDF_LEN, "%s", want ? want : top[0]);
+	if (want_ctl)
+		snprintf(ctl, BDF_LEN, "%s", strcmp(want_ctl, "none") ? want_ctl : "");
+	else
+		snprintf(ctl, BDF_LEN, "%s", strcmp(top[0], bench) ? top[0] : top[1]);
+	if (!strcmp(ctl, bench)) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.ctl names the bench device %s",
+			 bench);
+		return false;
+	}
+	return true;
+}
+
+void wl_iova(struct sac_result *r)
+{
+	char bdf[BDF_LEN], ctl[BDF_LEN], params[320], path[128];
 	struct iova_report rep;
 	struct utsname u;
 	double t0;
 	int rc;
 
-	if (want && !valid_bdf(want)) {
-		sac_fail(r, "bad-parameter: sac.iova-bench.bdf=%.40s (want DDDD:BB:SS.F)",
-			 want);
-		return;
-	}
-	if (want) {
-		snprintf(bdf, sizeof(bdf), "%s", want);
-	} else if (!find_bench_edu(bdf, sizeof(bdf))) {
-		sac_skip(r, "no unbound edu device (1234:11e8) to bench");
-		return;
-	}
-	if (!module_params(r, bdf, params, sizeof(params)))
+	if (!pick_devices(r, bdf, ctl) ||
+	    !module_params(r, bdf, ctl, params, sizeof(params)))
 		return;
 	uname(&u);
 	snprintf(path, sizeof(path), "/lib/modules/%s/extra/sac_iova.ko",
 		 u.release);
 	sac_detail(r, "bdf", "%s", bdf);
+	sac_detail(r, "ctl_bdf", "%s", *ctl ? ctl : "none");
 	sac_log("iova-bench: loading %s %s", path, params);
 	t0 = sac_now();
 	rc = sac_load_module(path, params);

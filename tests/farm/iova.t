@@ -1,0 +1,37 @@
+#!/bin/sh
+# iova-bench in its quick mode: runs on both flavours, reports where the
+# IOVAs went (below 4 GiB while the trick has room, above once the 32-bit
+# space is full; always above with the trick off).
+. "$(dirname "$0")/../lib/tap.sh"
+command -v jq >/dev/null || skip_all "jq missing (make deps)"
+for f in desktop server; do
+	[ -f "$BUILD_DIR/kernel/amd64-farm-$f/.sac-built" ] ||
+		skip_all "amd64-farm-$f not built"
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plan 7
+
+"$top/farm/farm" run --machine x86-intel --workload iova-bench \
+	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
+	--kernel "$BUILD_DIR/kernel/amd64-farm-server" \
+	--variant quick=sac.iova-bench.quick=1 --out "$tmp/r" >"$tmp/out" 2>&1
+sed 's/^/# /' "$tmp/out"
+res=$tmp/r/latest/results.json
+m() {
+	jq -r --arg f "$1" --arg k "$2" '.records[] | select(.axes.flavour == $f) |
+		.metrics["iova-bench." + $k]' "$res" 2>/dev/null
+}
+o() {
+	jq -r --arg f "$1" '.records[] | select(.axes.flavour == $f) | .outcome' "$res"
+}
+is "$(o desktop)" pass "desktop: iova-bench passes"
+is "$(o server)" pass "server: iova-bench passes"
+is "$(m desktop sac)" 1 "desktop: the trick was in use"
+is "$(m server sac)" 0 "server: the trick was off"
+is "$(m desktop above4g_fill0)" 0 "desktop, empty 32-bit space: no IOVA above 4 GiB"
+[ "$(m desktop above4g_fill100)" -gt 0 ] 2>/dev/null
+ok $? "desktop, full 32-bit space: IOVAs go above 4 GiB ($(m desktop above4g_fill100))"
+[ "$(m server above4g_fill0)" -gt 0 ] 2>/dev/null
+ok $? "server: IOVAs above 4 GiB from the start ($(m server above4g_fill0))"
+done_testing
