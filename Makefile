@@ -11,7 +11,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
 .PHONY: all deps host-tools kernels all-kernels release-check all-release-check \
-	check check-quick bench-build clean farm farm-tools bench bench-iova
+	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
 all: kernels
 
@@ -68,12 +68,16 @@ farm: deps all-kernels farm-tools
 bench-build: deps host-tools
 	@scripts/bench-build $(ARCH)
 
+bench-farm: deps all-kernels farm-tools
+	@scripts/bench-farm -n 3
+
 bench-iova: deps all-kernels farm-tools
 	@scripts/bench-iova -n 3
 
 # Figures for README: build times per arch, IOVA cost with the trick on/off.
 bench: deps
 	@for a in $(ARCHES); do $(MAKE) --no-print-directory bench-build ARCH=$$a || exit 1; done
+	@$(MAKE) --no-print-directory bench-farm
 	@$(MAKE) --no-print-directory bench-iova
 
 clean:

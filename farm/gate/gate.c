@@ -229,7 +229,10 @@ static const char *rerun(const struct gate *g, struct cell *c, int n)
 	st = system(cmd);
 	if (st == -1 || !WIFEXITED(st))
 		return NULL;
-	snprintf(res, sizeof(res), "%s/results.json", out);
+	/* The runner puts each run in OUT/<run-id>, linked as OUT/latest. */
+	snprintf(res, sizeof(res), "%s/latest/results.json", out);
+	if (access(res, R_OK))
+		snprintf(res, sizeof(res), "%s/results.json", out);
 	recs = load_records(res);
 	if (!recs)
 		return NULL;
