@@ -22,6 +22,7 @@ $(HOST)/%: tools/%.c
 	@mkdir -p $(HOST)
 	$(CC) $(CFLAGS) -o $@ $<
 
+include debian/debs.mk
 include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
@@ -58,8 +59,8 @@ all-release-check: deps host-tools
 # Everything farm/farm needs; it runs this before every run.
 farm-tools: host-tools farm-runner guest-agents sac-edu-modules sac-iova-modules
 
-check: deps host-tools all-kernels all-release-check farm-tools
-	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm
+check: deps host-tools all-kernels all-release-check farm-tools all-debs
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs
 
 # The main job: build, boot the default matrix, gate it.
 farm: deps all-kernels farm-tools

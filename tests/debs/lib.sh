@@ -1,0 +1,93 @@
+# Helpers for the package tests: the built .debs and a throwaway bookworm
+# root to install them in. Sourced after tests/lib/tap.sh.
+# shellcheck shell=sh
+
+debs=${DEBS_DIR:-$top/out/debs}
+upstream=$(dpkg-parsechangelog -l "$top/debian/changelog" -SVersion)
+version=$upstream
+upstream=${upstream%-*}
+root_cache=$BUILD_DIR/debs-root
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# What the tests need inside the root: the images' dependencies, a
+# native and an arm64 cross compiler for module.t.
+root_pkgs="linux-base kmod initramfs-tools make gcc libc6-dev libelf1 perl
+gcc-aarch64-linux-gnu binutils"
+
+flavours() {
+	for f in "$top"/config-fragments/*.config; do
+		f=${f##*/}
+		echo "${f%.config}"
+	done
+}
+
+kr_of() {
+	"$top/scripts/gencontrol" --kr "$1"
+}
+
+# deb PACKAGE ARCH: the path of a built package, or nothing.
+deb() {
+	p=$debs/$2/${1}_${version}_$2.deb
+	[ -f "$p" ] && echo "$p"
+	return 0
+}
+
+need_debs() {
+	for a in "$@"; do
+		[ -n "$(deb "linux-kbuild-$upstream-sac" "$a")" ] ||
+			skip_all "no $a packages in $debs/$a (make debs ARCH=$a)"
+	done
+}
+
+# The cached root: debootstrap plus root_pkgs, made in a temporary dir
+# and moved into place only when complete. The stamp names its content.
+cached_root() {
+	want=$(echo "bookworm $mirror $root_pkgs" | sha256sum | cut -c1-16)
+	[ "$(cat "$root_cache/.sac-root" 2>/dev/null)" = "$want" ] && return 0
+	[ "$(id -u)" = 0 ] || skip_all "making the debootstrap root needs root"
+	command -v debootstrap >/dev/null || skip_all "debootstrap missing (make deps)"
+	echo "# making $root_cache (debootstrap, once)"
+	t=$(mktemp -d "$BUILD_DIR/debs-root.tmp.XXXXXX")
+	chmod 755 "$t"
+	if ! debootstrap --variant=minbase bookworm "$t" "$mirror" \
+		>"$BUILD_DIR/logs/debs-root.log" 2>&1 ||
+		! chroot "$t" sh -c "apt-get update -q &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends $(echo $root_pkgs)" \
+			>>"$BUILD_DIR/logs/debs-root.log" 2>&1; then
+		rm -rf "$t"
+		echo "Bail out! cannot make the bookworm root (see $BUILD_DIR/logs/debs-root.log)"
+		exit 1
+	fi
+	chroot "$t" apt-get clean
+	echo "$want" >"$t/.sac-root"
+	rm -rf "$root_cache"
+	mv "$t" "$root_cache"
+}
+
+# work_root NAME: a scratch copy of the cached root, removed at exit
+# (with /proc unmounted if a test mounted it).
+work_root() {
+	mkdir -p "$BUILD_DIR/logs"
+	cached_root
+	root=$BUILD_DIR/debs-work-$1
+	rm -rf "$root"
+	cp -a "$root_cache" "$root"
+	trap 'cleanup_root' EXIT INT TERM
+}
+
+cleanup_root() {
+	mountpoint -q "$root/proc" 2>/dev/null && umount "$root/proc"
+	rm -rf "$root"
+}
+
+# in_root CMD...: run a shell command line in the root, no network use.
+in_root() {
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 sh -c "$*"
+}
+
+# put DEB...: copy packages into the root's /tmp/debs.
+put() {
+	mkdir -p "$root/tmp/debs"
+	cp "$@" "$root/tmp/debs/"
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# debian/control is what scripts/gencontrol makes of the flavour
+# fragments; a flavour added or changed without regenerating it fails.
+. "$(dirname "$0")/../lib/tap.sh"
+gen=$top/scripts/gencontrol
+ctl=$top/debian/control
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+nfl=$(ls "$top"/config-fragments/*.config | wc -l)
+plan $((8 + nfl))
+
+out=$("$gen" --stdout 2>&1)
+ok $? "gencontrol runs"
+printf '%s\n' "$out" >"$tmp/control"
+diff -u "$ctl" "$tmp/control" >"$tmp/diff"
+r=$?
+ok $r "debian/control is up to date with config-fragments/ (else: scripts/gencontrol)"
+[ $r -eq 0 ] || sed 's/^/#   /' "$tmp/diff" | head -20
+
+src=$(sed '/^$/q' "$ctl")
+like "$src" '^Source: linux-sac' "the source stanza comes first"
+like "$src" 'linux-source-6\.1' "the source stanza keeps the project's Build-Depends"
+
+for f in $(cd "$top/config-fragments" && ls *.config | sed 's/\.config$//'); do
+	kr=6.1.192-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
+		"$top/config-fragments/$f.config")
+	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
+	is "$n" 4 "flavour $f: image, headers and two metapackages for $kr"
+done
+
+# A new flavour makes debian/control out of date.
+cp -r "$top/config-fragments" "$tmp/frag"
+sed 's/desktop/laptop/g' "$tmp/frag/desktop.config" >"$tmp/frag/laptop.config"
+FRAGMENTS=$tmp/frag "$gen" --stdout >"$tmp/control3"
+cmp -s "$ctl" "$tmp/control3"
+[ $? -ne 0 ] && grep -q '^Package: linux-image-6.1.192-sac-laptop$' "$tmp/control3"
+ok $? "a third fragment adds its packages, and the check would catch it"
+grep -q '^Build-Profiles: <!pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
+ok $? "a flavour is built when its profile or no flavour profile is set"
+
+# A fragment without its description is refused in one line.
+grep -v flavour-description "$tmp/frag/laptop.config" >"$tmp/x" &&
+	mv "$tmp/x" "$tmp/frag/laptop.config"
+err=$(FRAGMENTS=$tmp/frag "$gen" --stdout 2>&1 >/dev/null)
+rc=$?
+[ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
+ok $? "no '# flavour-description:' line: rc=$rc, one line"
+like "$err" "laptop.config has no '# flavour-description:'" "the error names the fragment"
+done_testing
