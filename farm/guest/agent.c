@@ -471,6 +471,35 @@ int sac_load_module(const char *path, const char *params)
 	return rc;
 }
 
+/*
+ * Load the in-tree modules the runner packed for this kernel (a distro
+ * kernel has its virtio and NVMe drivers as modules), in the order it
+ * wrote to /lib/modules/<release>/modules.sac: dependencies first.
+ */
+static void load_listed_modules(void)
+{
+	char path[512], line[512];
+	struct utsname u;
+	FILE *list;
+	int rc;
+
+	if (uname(&u))
+		return;
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.sac", u.release);
+	list = fopen(path, "r");
+	if (!list)
+		return;
+	while (fgets(line, sizeof(line), list)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '/')
+			continue;
+		rc = sac_load_module(line, NULL);
+		if (rc && rc != -EEXIST)
+			sac_log("cannot load %s: %s", line, strerror(-rc));
+	}
+	fclose(list);
+}
+
 int main(void)
 {
 	char json[64];
@@ -494,6 +523,7 @@ int main(void)
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("devtmpfs", "/dev", "devtmpfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+	load_listed_modules();
 	emit_identity();
 	n = run_all();
 	emit_dmesg();
