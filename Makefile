@@ -27,7 +27,6 @@ include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
 include farm/module/module.mk
-include farm/module/iova.mk
 include farm/runner/runner.mk
 
 host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
@@ -57,7 +56,7 @@ all-release-check: deps host-tools
 		$(MAKE) --no-print-directory release-check ARCH=$$a || exit 1; done
 
 # Everything farm/farm needs; it runs this before every run.
-farm-tools: host-tools farm-runner guest-agents sac-edu-modules sac-iova-modules
+farm-tools: host-tools farm-runner guest-agents farm-modules
 
 check: deps host-tools all-kernels all-release-check farm-tools all-debs
 	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs
