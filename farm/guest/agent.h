@@ -112,6 +112,13 @@ u64 sac_nonce_seed(void);
  */
 int sac_load_module(const char *path, const char *params);
 
+#define SAC_PCI_DIR	"/sys/bus/pci/devices"
+
+/* A hex sysfs attribute of PCI device @bdf (e.g. "vendor"); 0 if absent. */
+unsigned long sac_pci_hex(const char *bdf, const char *attr);
+/* Whether a driver is bound to PCI device @bdf. */
+bool sac_pci_bound(const char *bdf);
+
 /* A diagnostic console line (not a protocol line), one write(2). */
 void sac_log(const char *fmt, ...) __printf(1, 2);
 /* Monotonic time in seconds. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "agent.h"
 
@@ -709,4 +710,28 @@ void sac_identity_json(struct sac_jw *w, const struct sac_identity *id)
 	if (i < id->npci)
 		sac_jw_int(w, "pci_total", id->npci);
 	sac_jw_finish(w);
+}
+
+unsigned long sac_pci_hex(const char *bdf, const char *attr)
+{
+	char path[320], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", SAC_PCI_DIR, bdf, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtoul(buf, NULL, 16);
+}
+
+bool sac_pci_bound(const char *bdf)
+{
+	char path[320];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/driver", SAC_PCI_DIR, bdf);
+	return lstat(path, &st) == 0;
 }

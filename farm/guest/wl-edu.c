@@ -41,7 +41,6 @@
 
 #define EDU_MODULE		"sac_edu"
 #define EDU_DEBUGFS		"/sys/kernel/debug/sac_edu"
-#define EDU_PCI_DIR		"/sys/bus/pci/devices"
 #define EDU_VENDOR		0x1234
 #define EDU_DEVICE		0x11e8
 #define EDU_MAX_DEVS		4
@@ -99,30 +98,6 @@ static const char *kv_str(const char *line, const char *key, char *buf,
 	return buf;
 }
 
-static unsigned long pci_hex(const char *dev, const char *name)
-{
-	char path[320], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s/%s", EDU_PCI_DIR, dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtoul(buf, NULL, 16);
-}
-
-static bool unbound(const char *dev)
-{
-	char path[320];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s/driver", EDU_PCI_DIR, dev);
-	return lstat(path, &st) != 0;
-}
-
 /*
  * The unbound edu device with the lowest PCI address: a second one at a
  * higher address may be the IOVA bench's (wl-iova.c takes the highest).
@@ -133,14 +108,14 @@ static bool edu_find(char *bdf, size_t cap)
 	bool found = false;
 	DIR *d;
 
-	d = opendir(EDU_PCI_DIR);
+	d = opendir(SAC_PCI_DIR);
 	if (!d)
 		return false;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap ||
-		    pci_hex(e->d_name, "vendor") != EDU_VENDOR ||
-		    pci_hex(e->d_name, "device") != EDU_DEVICE ||
-		    !unbound(e->d_name))
+		    sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR ||
+		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE ||
+		    sac_pci_bound(e->d_name))
 			continue;
 		/* same-length DDDD:BB:SS.F names sort like addresses */
 		if (!found || strcmp(e->d_name, bdf) < 0)

@@ -38,7 +38,6 @@
 
 #include "workloads.h"
 
-#define PCI_DIR		"/sys/bus/pci/devices"
 #define REPORT		"/sys/kernel/debug/sac_iova/report"
 #define EDU_VENDOR	0x1234
 #define EDU_DEVICE	0x11e8
@@ -59,32 +58,6 @@ struct iova_report {
 	struct iova_level lv[MAX_LEVELS];
 	int nlv;
 };
-
-static unsigned long read_hex(const char *dir, const char *name)
-{
-	char path[320], buf[32];
-	FILE *f;
-	unsigned long v = 0;
-
-	snprintf(path, sizeof(path), "%s/%s/%s", PCI_DIR, dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	v = strtoul(buf, NULL, 16);
-	return v;
-}
-
-static bool unbound(const char *dir)
-{
-	char path[320];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s/driver", PCI_DIR, dir);
-	return lstat(path, &st) != 0;
-}
 
 /* Keeps the two highest addresses seen in top[0] > top[1]. */
 static void keep_top(char top[2][BDF_LEN], const char *name)
@@ -109,15 +82,15 @@ static bool find_edus(char top[2][BDF_LEN])
 
 	top[0][0] = '\0';
 	top[1][0] = '\0';
-	d = opendir(PCI_DIR);
+	d = opendir(SAC_PCI_DIR);
 	if (!d)
 		return false;
 	while ((e = readdir(d)) != NULL) {
 		if (strlen(e->d_name) != BDF_LEN - 1)
 			continue;
-		if (read_hex(e->d_name, "vendor") != EDU_VENDOR ||
-		    read_hex(e->d_name, "device") != EDU_DEVICE ||
-		    !unbound(e->d_name))
+		if (sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR ||
+		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE ||
+		    sac_pci_bound(e->d_name))
 			continue;
 		keep_top(top, e->d_name);
 	}
