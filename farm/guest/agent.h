@@ -30,7 +30,7 @@ typedef __u64 u64;
 #define SAC_REASON_MAX		256
 #define SAC_DETAIL_MAX		256
 #define SAC_MAX_METRICS		24
-#define SAC_MAX_DETAILS		16
+#define SAC_MAX_DETAILS		24
 #define SAC_MAX_RUN		16
 
 /* The command line: a bounded copy and the sac.* tokens inside it. */
@@ -83,6 +83,7 @@ struct sac_result {
 	struct sac_detail details[SAC_MAX_DETAILS];
 	int ndetails;
 	int dropped;		/* metrics/details that did not fit */
+	const char *prefix;	/* put before metric and detail names, or NULL */
 };
 
 /* Result helpers. The first fail reason wins; skip never hides a fail. */

@@ -549,7 +549,7 @@ void sac_metric(struct sac_result *r, const char *name, double value)
 		return;
 	}
 	m = &r->metrics[r->nmetrics++];
-	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->name, sizeof(m->name), "%s%s", r->prefix ?: "", name);
 	m->value = value;
 }
 
@@ -563,7 +563,7 @@ void sac_detail(struct sac_result *r, const char *name, const char *fmt, ...)
 		return;
 	}
 	d = &r->details[r->ndetails++];
-	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->name, sizeof(d->name), "%s%s", r->prefix ?: "", name);
 	va_start(ap, fmt);
 	vsnprintf(d->value, sizeof(d->value), fmt, ap);
 	va_end(ap);

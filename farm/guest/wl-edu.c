@@ -151,7 +151,7 @@ static bool edu_param(struct sac_result *r, const char *key,
 	return true;
 }
 
-static void edu_unload(void)
+void sac_edu_unload(void)
 {
 	if (syscall(SYS_delete_module, EDU_MODULE, O_NONBLOCK) &&
 	    errno != ENOENT)
@@ -340,7 +340,13 @@ static void judge(struct sac_result *r, const struct edu_totals *t)
 	}
 }
 
-static void edu_run(struct sac_result *r, unsigned int dma_bits)
+/*
+ * The edu test with a driver claiming dma_bits. SAC_EDU_STAY_BOUND leaves
+ * the driver bound for the caller to inspect the device (a declaration
+ * lasts only while it is) and to unload with sac_edu_unload().
+ */
+void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
+		 unsigned int flags)
 {
 	unsigned long buffers, corrupt;
 	struct edu_totals t = { 0 };
@@ -352,7 +358,7 @@ static void edu_run(struct sac_result *r, unsigned int dma_bits)
 	    !edu_param(r, "buffers", 64, 8, 16384, &buffers))
 		return;
 	/* An instance left by an earlier workload has other parameters */
-	edu_unload();
+	sac_edu_unload();
 	if (!edu_find(bdf, sizeof(bdf))) {
 		sac_skip(r, "no unbound edu device (1234:11e8) on the PCI bus");
 		return;
@@ -361,8 +367,8 @@ static void edu_run(struct sac_result *r, unsigned int dma_bits)
 	snprintf(path, sizeof(path), "/lib/modules/%s/extra/%s.ko",
 		 u.release, EDU_MODULE);
 	snprintf(params, sizeof(params),
-		 "dma_bits=%u buffers=%lu corrupt=%lu bdf=%s", dma_bits,
-		 buffers, corrupt, bdf);
+		 "dma_bits=%u buffers=%lu corrupt=%lu bdf=%s%s", dma_bits,
+		 buffers, corrupt, bdf, flags & SAC_EDU_DECLARE_DAC ? " declare_dac=1" : "");
 	sac_log("%s: loading %s %s", r->workload, path, params);
 	rc = sac_load_module(path, params);
 	if (rc == -ENOENT) {
@@ -374,17 +380,18 @@ static void edu_run(struct sac_result *r, unsigned int dma_bits)
 		return;
 	}
 	collect(r, &t);
-	edu_unload();
+	if (!(flags & SAC_EDU_STAY_BOUND))
+		sac_edu_unload();
 	emit(r, &t);
 	judge(r, &t);
 }
 
 void wl_edu_lying(struct sac_result *r)
 {
-	edu_run(r, 64);
+	sac_edu_run(r, 64, 0);
 }
 
 void wl_edu_honest(struct sac_result *r)
 {
-	edu_run(r, 32);
+	sac_edu_run(r, 32, 0);
 }

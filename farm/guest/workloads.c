@@ -10,6 +10,9 @@ const struct sac_workload sac_workloads[] = {
 	{ "iova-bench", wl_iova },
 	{ "edu-lying", wl_edu_lying },
 	{ "edu-honest", wl_edu_honest },
+	{ "edu-listed", wl_edu_listed },
+	{ "edu-declared", wl_edu_declared },
+	{ "sac-list-bad", wl_sac_list_bad },
 };
 
 const size_t sac_nworkloads = ARRAY_SIZE(sac_workloads);

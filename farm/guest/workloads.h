@@ -25,5 +25,15 @@ void wl_net(struct sac_result *r);	/* wl-net.c */
 void wl_iova(struct sac_result *r);	/* wl-iova.c */
 void wl_edu_lying(struct sac_result *r);	/* wl-edu.c */
 void wl_edu_honest(struct sac_result *r);	/* wl-edu.c */
+void wl_edu_listed(struct sac_result *r);	/* wl-sacpol.c */
+void wl_edu_declared(struct sac_result *r);	/* wl-sacpol.c */
+void wl_sac_list_bad(struct sac_result *r);	/* wl-sacpol.c */
+
+/* wl-edu.c: the edu DMA test, for the workloads built on it */
+#define SAC_EDU_DECLARE_DAC	0x1	/* the driver vouches for its mask */
+#define SAC_EDU_STAY_BOUND	0x2	/* leave the driver bound afterwards */
+void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
+		 unsigned int flags);
+void sac_edu_unload(void);
 
 #endif /* SAC_WORKLOADS_H */

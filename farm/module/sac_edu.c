@@ -17,6 +17,10 @@
  * /sys/kernel/debug/sac_edu/<pci-name>/report as key=value lines. Probe
  * succeeds whatever the data looks like: the report is the product.
  * bdf= limits the driver to one device, leaving any other edu alone.
+ *
+ * declare_dac=1 makes the driver vouch for its mask the way a driver for
+ * known-good hardware would (iommu_dma_declare_dac_capable(), patch 0002
+ * of our series); the farm boots edu with a 64-bit dma_mask for that.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,6 +29,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
 #include <linux/iopoll.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -71,6 +76,10 @@ MODULE_PARM_DESC(buffers, "streaming buffers kept mapped at once (working set)")
 static bool corrupt;
 module_param(corrupt, bool, 0444);
 MODULE_PARM_DESC(corrupt, "test hook: flip one received byte before verifying");
+
+static bool declare_dac;
+module_param(declare_dac, bool, 0444);
+MODULE_PARM_DESC(declare_dac, "declare the device able to use its whole DMA mask (needs the per-device SAC policy patch)");
 
 static char *bdf;
 module_param(bdf, charp, 0444);
@@ -506,6 +515,23 @@ static int sac_edu_report_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(sac_edu_report);
 
+/*
+ * CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS exists only in kernels carrying the
+ * per-device policy patch, which is also what adds the declaration.
+ */
+#ifdef CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS
+static int sac_edu_declare_dac(struct pci_dev *pdev)
+{
+	return iommu_dma_declare_dac_capable(&pdev->dev);
+}
+#else
+static int sac_edu_declare_dac(struct pci_dev *pdev)
+{
+	dev_err(&pdev->dev, "declare_dac: this kernel has no per-device SAC policy\n");
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int sac_edu_setup_device(struct pci_dev *pdev, struct sac_edu *sac)
 {
 	int ret;
@@ -524,10 +550,12 @@ static int sac_edu_setup_device(struct pci_dev *pdev, struct sac_edu *sac)
 	/* This is where a driver believes, or not, the data sheet */
 	ret = dma_set_mask_and_coherent(&pdev->dev,
 					DMA_BIT_MASK(sac->dma_bits));
-	if (ret)
+	if (ret) {
 		dev_err(&pdev->dev, "no usable %u-bit DMA mask\n",
 			sac->dma_bits);
-	return ret;
+		return ret;
+	}
+	return declare_dac ? sac_edu_declare_dac(pdev) : 0;
 }
 
 static int sac_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workloads for the per-device SAC policy (patches 0002 and 0003): each
+ * runs the edu DMA test, then reports what the kernel says in every PCI
+ * device's iommu_dma_sac/ directory and checks it against what the farm
+ * asked for.
+ *
+ *   edu-listed    the lying edu rescued by iommu.sac_devices=, next to a
+ *                 virtio-blk disk doing real I/O under the global policy
+ *   edu-declared  a 64-bit edu whose driver declares it DAC capable
+ *   sac-list-bad  malformed iommu.sac_devices= entries between good ones
+ *
+ * Parameters (sac.<workload>.KEY):
+ *   expect=VVVV:DDDD=POLICY/SOURCE,...  every device with those IDs must
+ *                 show that policy and source ("*" matches any)
+ *   rejected=N    the kernel must have reported exactly N malformed
+ *                 iommu.sac_devices= entries
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workloads.h"
+
+#define SACPOL_DIR	"iommu_dma_sac"
+#define SACPOL_REJECT	"iommu.sac_devices: ignoring entry "
+#define SACPOL_MAX_DEVS	32
+
+struct sacpol_dev {
+	char bdf[16];
+	char ids[10];		/* "1234:11e8" */
+	char policy[8];
+	char source[12];
+	unsigned long attempts, hits, fallbacks;
+};
+
+static int sacpol_attr(const char *bdf, const char *name, char *buf,
+		       size_t size)
+{
+	char path[320];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/%s/%s", SAC_PCI_DIR, bdf,
+		 SACPOL_DIR, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static unsigned long sacpol_count(const char *bdf, const char *name)
+{
+	char buf[32];
+
+	return sacpol_attr(bdf, name, buf, sizeof(buf)) ? 0 :
+	       strtoul(buf, NULL, 10);
+}
+
+/* false when the kernel has no iommu_dma_sac/ for the device */
+static bool sacpol_read(const char *bdf, struct sacpol_dev *d)
+{
+	snprintf(d->bdf, sizeof(d->bdf), "%s", bdf);
+	snprintf(d->ids, sizeof(d->ids), "%04lx:%04lx",
+		 sac_pci_hex(bdf, "vendor") & 0xffff,
+		 sac_pci_hex(bdf, "device") & 0xffff);
+	if (sacpol_attr(bdf, "policy", d->policy, sizeof(d->policy)) ||
+	    sacpol_attr(bdf, "source", d->source, sizeof(d->source)))
+		return false;
+	d->attempts = sacpol_count(bdf, "attempts");
+	d->hits = sacpol_count(bdf, "hits");
+	d->fallbacks = sacpol_count(bdf, "fallbacks");
+	return true;
+}
+
+static int sacpol_scan(struct sacpol_dev *devs, int max)
+{
+	DIR *dir = opendir(SAC_PCI_DIR);
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)) && n < max) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= 16)
+			continue;
+		if (sacpol_read(e->d_name, &devs[n]))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* One detail per device behind an IOMMU that is bound or not on the default. */
+static void sacpol_report(struct sac_result *r, const struct sacpol_dev *d)
+{
+	char key[SAC_NAME_MAX];
+
+	if (!strcmp(d->policy, "none") ||
+	    (!sac_pci_bound(d->bdf) && !strcmp(d->source, "default")))
+		return;
+	snprintf(key, sizeof(key), "sac.%.15s", d->bdf);
+	sac_detail(r, key,
+		   "%s policy=%s source=%s attempts=%lu hits=%lu fallbacks=%lu",
+		   d->ids, d->policy, d->source, d->attempts, d->hits,
+		   d->fallbacks);
+}
+
+static bool sacpol_field_ok(const char *want, const char *got)
+{
+	return !strcmp(want, "*") || !strcmp(want, got);
+}
+
+/* One "VVVV:DDDD=POLICY/SOURCE" against every device with those IDs. */
+static void sacpol_expect_one(struct sac_result *r, const char *spec,
+			      const struct sacpol_dev *devs, int n)
+{
+	char ids[16], policy[16], source[16];
+	int i, seen = 0;
+
+	if (sscanf(spec, "%9[0-9a-f:]=%15[a-z*]/%15[a-z*]", ids, policy,
+		   source) != 3) {
+		sac_fail(r,
+			 "bad-parameter: sac.%s.expect entry '%.40s' (want VVVV:DDDD=POLICY/SOURCE)",
+			 r->workload, spec);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(devs[i].ids, ids))
+			continue;
+		seen++;
+		if (!sacpol_field_ok(policy, devs[i].policy) ||
+		    !sacpol_field_ok(source, devs[i].source))
+			sac_fail(r, "sac-policy: %s (%s) is %s/%s, want %s/%s",
+				 devs[i].ids, devs[i].bdf, devs[i].policy,
+				 devs[i].source, policy, source);
+	}
+	if (!seen)
+		sac_fail(r, "sac-policy: no %s device with %s/", ids, SACPOL_DIR);
+}
+
+static void sacpol_expect(struct sac_result *r, const struct sacpol_dev *devs,
+			  int n)
+{
+	const char *want = sac_param(r, "expect", NULL);
+	char list[SAC_VALUE_MAX], *spec, *save = NULL;
+
+	if (!want)
+		return;
+	snprintf(list, sizeof(list), "%s", want);
+	for (spec = strtok_r(list, ",", &save); spec;
+	     spec = strtok_r(NULL, ",", &save))
+		sacpol_expect_one(r, spec, devs, n);
+}
+
+/* The kernel's "ignoring entry" lines, each kept as a detail. */
+static unsigned long sacpol_rejects(struct sac_result *r)
+{
+	char rec[1024], key[SAC_NAME_MAX];
+	unsigned long found = 0;
+	const char *msg;
+	ssize_t n;
+	int fd;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strstr(rec, SACPOL_REJECT);
+		if (!msg)
+			continue;
+		snprintf(key, sizeof(key), "rejected%lu", found++);
+		sac_detail(r, key, "%.*s", (int)strcspn(msg, "\n"), msg);
+	}
+	close(fd);
+	return found;
+}
+
+static void sacpol_finish(struct sac_result *r)
+{
+	static struct sacpol_dev devs[SACPOL_MAX_DEVS];
+	unsigned long want, got;
+	int n, i;
+
+	n = sacpol_scan(devs, SACPOL_MAX_DEVS);
+	if (!n) {
+		sac_fail(r,
+			 "sac-policy: no PCI device has %s/ (kernel without the per-device SAC patches?)",
+			 SACPOL_DIR);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		sacpol_report(r, &devs[i]);
+	sacpol_expect(r, devs, n);
+	if (sac_param_uint(r, "rejected", 0, 0, 64, &want))
+		return;
+	got = sacpol_rejects(r);
+	sac_metric(r, "rejected", got);
+	if (got != want)
+		sac_fail(r,
+			 "sac-policy: the kernel rejected %lu iommu.sac_devices= entries, want %lu",
+			 got, want);
+}
+
+void wl_edu_listed(struct sac_result *r)
+{
+	sac_edu_run(r, 64, SAC_EDU_STAY_BOUND);
+	r->prefix = "blk.";
+	wl_blk(r);
+	r->prefix = NULL;
+	sacpol_finish(r);
+	sac_edu_unload();
+}
+
+void wl_edu_declared(struct sac_result *r)
+{
+	sac_edu_run(r, 64, SAC_EDU_DECLARE_DAC | SAC_EDU_STAY_BOUND);
+	sacpol_finish(r);
+	sac_edu_unload();
+}
+
+void wl_sac_list_bad(struct sac_result *r)
+{
+	sac_edu_run(r, 64, SAC_EDU_STAY_BOUND);
+	sacpol_finish(r);
+	sac_edu_unload();
+}
