@@ -15,6 +15,9 @@
  *                 show that policy and source ("*" matches any)
  *   rejected=N    the kernel must have reported exactly N malformed
  *                 iommu.sac_devices= entries
+ *   knob=VVVV:DDDD  exercise that device's writable policy file: garbage
+ *                 is refused, "dac" wins as source sysfs, "default" gives
+ *                 back what the device had
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -164,6 +167,69 @@ static void sacpol_expect(struct sac_result *r, const struct sacpol_dev *devs,
 		sacpol_expect_one(r, spec, devs, n);
 }
 
+static int sacpol_write(const char *bdf, const char *text)
+{
+	char path[320];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/%s/policy", SAC_PCI_DIR, bdf,
+		 SACPOL_DIR);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* "policy/source" of a device now, into buf. */
+static const char *sacpol_now(const char *bdf, char *buf, size_t size)
+{
+	struct sacpol_dev d;
+
+	if (!sacpol_read(bdf, &d))
+		return "unreadable";
+	snprintf(buf, size, "%s/%s", d.policy, d.source);
+	return buf;
+}
+
+static void sacpol_knob(struct sac_result *r, const struct sacpol_dev *devs,
+			int n)
+{
+	const char *ids = sac_param(r, "knob", NULL);
+	char before[24], now[24];
+	const char *bdf = NULL;
+	int i, rc;
+
+	if (!ids)
+		return;
+	for (i = 0; i < n && !bdf; i++)
+		if (!strcmp(devs[i].ids, ids))
+			bdf = devs[i].bdf;
+	if (!bdf) {
+		sac_fail(r, "sac-policy: knob: no %.10s device", ids);
+		return;
+	}
+	sacpol_now(bdf, before, sizeof(before));
+	rc = sacpol_write(bdf, "xac\n");
+	if (rc != -EINVAL)
+		sac_fail(r, "sac-policy: knob: writing 'xac' gave %s, want EINVAL",
+			 rc ? strerror(-rc) : "success");
+	rc = sacpol_write(bdf, "dac\n");
+	sacpol_now(bdf, now, sizeof(now));
+	sac_detail(r, "knob.dac", "%s", now);
+	if (rc || strcmp(now, "dac/sysfs"))
+		sac_fail(r, "sac-policy: knob: after writing dac %s is %s, want dac/sysfs",
+			 ids, now);
+	rc = sacpol_write(bdf, "default\n");
+	sacpol_now(bdf, now, sizeof(now));
+	sac_detail(r, "knob.default", "%s", now);
+	if (rc || strcmp(now, before))
+		sac_fail(r, "sac-policy: knob: after writing default %s is %s, want %s again",
+			 ids, now, before);
+}
+
 /* The kernel's "ignoring entry" lines, each kept as a detail. */
 static unsigned long sacpol_rejects(struct sac_result *r)
 {
@@ -209,6 +275,7 @@ static void sacpol_finish(struct sac_result *r)
 	for (i = 0; i < n; i++)
 		sacpol_report(r, &devs[i]);
 	sacpol_expect(r, devs, n);
+	sacpol_knob(r, devs, n);
 	if (sac_param_uint(r, "rejected", 0, 0, 64, &want))
 		return;
 	got = sacpol_rejects(r);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # iova-bench in its quick mode: runs on both flavours, reports where the
 # IOVAs went (below 4 GiB while the trick has room, above once the 32-bit
-# space is full; always above with the trick off).
+# space is full; always above with the trick off), and the kernel's one
+# line at a device's first fallback above 4 GiB (patch 0002).
 . "$(dirname "$0")/../lib/tap.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 for f in desktop server; do
@@ -10,7 +11,7 @@ for f in desktop server; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 7
+plan 9
 
 "$top/farm/farm" run --machine x86-intel --workload iova-bench \
 	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
@@ -34,4 +35,12 @@ is "$(m desktop above4g_fill0)" 0 "desktop, empty 32-bit space: no IOVA above 4 
 ok $? "desktop, full 32-bit space: IOVAs go above 4 GiB ($(m desktop above4g_fill100))"
 [ "$(m server above4g_fill0)" -gt 0 ] 2>/dev/null
 ok $? "server: IOVAs above 4 GiB from the start ($(m server above4g_fill0))"
+# fallbacks FLAVOUR: the first-fallback lines in that job's console log
+fallbacks() {
+	id=$(jq -r --arg f "$1" '.records[] | select(.axes.flavour == $f) | .job_id' "$res")
+	grep -c 'sac_iova [0-9a-f:.]*: 32-bit IOVA space full, .*iommu.sac_devices=1234:11e8:sac' \
+		"$tmp/r/latest/jobs/$id/console.log"
+}
+is "$(fallbacks desktop)" 1 "desktop: the bench device's first fallback is reported, once"
+is "$(fallbacks server)" 0 "server: no 32-bit attempt, so nothing to report"
 done_testing
