@@ -471,6 +471,14 @@ int sac_load_module(const char *path, const char *params)
 	return rc;
 }
 
+/* 0, or -errno; a module that is not loaded is not an error. */
+int sac_unload_module(const char *name)
+{
+	if (syscall(SYS_delete_module, name, O_NONBLOCK) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
 /*
  * Load the in-tree modules the runner packed for this kernel (a distro
  * kernel has its virtio and NVMe drivers as modules), in the order it

@@ -29,7 +29,7 @@ typedef __u64 u64;
 #define SAC_NAME_MAX		32
 #define SAC_REASON_MAX		256
 #define SAC_DETAIL_MAX		256
-#define SAC_MAX_METRICS		24
+#define SAC_MAX_METRICS		32
 #define SAC_MAX_DETAILS		24
 #define SAC_MAX_RUN		16
 
@@ -112,6 +112,7 @@ u64 sac_nonce_seed(void);
  * (the guest has no insmod). Returns 0 or a negative errno.
  */
 int sac_load_module(const char *path, const char *params);
+int sac_unload_module(const char *name);
 
 #define SAC_PCI_DIR	"/sys/bus/pci/devices"
 

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -153,9 +152,10 @@ static bool edu_param(struct sac_result *r, const char *key,
 
 void sac_edu_unload(void)
 {
-	if (syscall(SYS_delete_module, EDU_MODULE, O_NONBLOCK) &&
-	    errno != ENOENT)
-		sac_log("edu: unloading %s: %s", EDU_MODULE, strerror(errno));
+	int rc = sac_unload_module(EDU_MODULE);
+
+	if (rc)
+		sac_log("edu: unloading %s: %s", EDU_MODULE, strerror(-rc));
 }
 
 static ssize_t read_report(const char *bdf, char *buf, size_t cap)

@@ -15,7 +15,9 @@
  * none with sac.iova-bench.ctl=none.
  * Other parameters, passed on to the module: sac.iova-bench.ops, .ring,
  * .kib (churn mapping size), .levels (e.g. 0-50-90-99-100; dashes stand
- * for the module's commas), .quick=1.
+ * for the module's commas), .quick=1. sac.iova-bench.ab=1 runs the bench
+ * a second time with the bench device on the other policy (see
+ * bench_other_policy()).
  *
  * Metrics: sac (1: a 64-bit map on an empty space got a 32-bit IOVA, i.e.
  * the kernel uses the trick), and per level N: map_p50_ns_fillN,
@@ -343,15 +345,108 @@ static bool pick_devices(struct sac_result *r, char *bench, char *ctl)
 	return true;
 }
 
+/* Loads sac_iova.ko and reads its report; false once r says why not. */
+static bool bench_once(struct sac_result *r, const char *path,
+		       const char *params, struct iova_report *rep)
+{
+	double t0 = sac_now();
+	int rc;
+
+	sac_log("iova-bench: loading %s %s", path, params);
+	rc = sac_load_module(path, params);
+	sac_detail(r, "run_s", "%.1f", sac_now() - t0);
+	if (rc == -ENOENT) {
+		sac_skip(r, "module missing: %s", path);
+		return false;
+	}
+	if (rc) {
+		sac_fail(r, "loading sac_iova.ko: %s", strerror(-rc));
+		return false;
+	}
+	rc = read_report(rep);
+	if (rc) {
+		sac_fail(r, "no usable %s: %s", REPORT, strerror(-rc));
+		return false;
+	}
+	return true;
+}
+
+/* Writes the device's iommu_dma_sac/policy (patch 0003); 0 or -errno. */
+static int set_policy(const char *bdf, const char *policy)
+{
+	char path[128];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/iommu_dma_sac/policy", SAC_PCI_DIR,
+		 bdf);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (fputs(policy, f) < 0)
+		rc = -EIO;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/*
+ * sac.iova-bench.ab=1: the same bench again in the same boot with the
+ * bench device switched to the other policy through sysfs. Both runs see
+ * the same guest and host, so sac_cost_fillN (map p50 with the trick /
+ * without) is far steadier than a ratio across two boots. Metrics:
+ * alt.sac (the policy of the second run) and alt.sac_cost_fillN.
+ */
+static void bench_other_policy(struct sac_result *r, const char *bdf,
+			       const char *path, const char *params,
+			       const struct iova_report *first)
+{
+	const struct iova_report *with, *without;
+	char name[SAC_NAME_MAX + 1];
+	struct iova_report alt;
+	const char *policy = first->sac ? "dac" : "sac";
+	int rc, i;
+
+	rc = sac_unload_module("sac_iova");
+	if (!rc)
+		rc = set_policy(bdf, policy);
+	if (rc) {
+		sac_fail(r, "ab: cannot switch %s to %s: %s (kernel without patch 0003?)",
+			 bdf, policy, strerror(-rc));
+		return;
+	}
+	r->prefix = "alt.";
+	if (!bench_once(r, path, params, &alt))
+		goto out;
+	/*
+	 * The module's own probe cannot tell here: the IOVA cache still holds
+	 * the first run's 32-bit IOVAs and hands them out under either policy.
+	 */
+	sac_metric(r, "sac", !first->sac);
+	with = first->sac ? first : &alt;
+	without = first->sac ? &alt : first;
+	for (i = 0; i < with->nlv && i < without->nlv; i++) {
+		if (!without->lv[i].map_p50)
+			continue;
+		snprintf(name, sizeof(name), "sac_cost_fill%u", with->lv[i].pct);
+		sac_metric(r, name, with->lv[i].map_p50 / without->lv[i].map_p50);
+	}
+	if (strcmp(alt.status, "ok"))
+		sac_fail(r, "sac_iova (%s): %s", policy, alt.status);
+out:
+	r->prefix = NULL;
+	set_policy(bdf, "default");
+}
+
 void wl_iova(struct sac_result *r)
 {
 	char bdf[BDF_LEN], ctl[BDF_LEN], params[320], path[128];
 	struct iova_report rep;
+	unsigned long ab;
 	struct utsname u;
-	double t0;
-	int rc;
 
-	if (!pick_devices(r, bdf, ctl) ||
+	if (sac_param_uint(r, "ab", 0, 0, 1, &ab) ||
+	    !pick_devices(r, bdf, ctl) ||
 	    !module_params(r, bdf, ctl, params, sizeof(params)))
 		return;
 	uname(&u);
@@ -359,22 +454,9 @@ void wl_iova(struct sac_result *r)
 		 u.release);
 	sac_detail(r, "bdf", "%s", bdf);
 	sac_detail(r, "ctl_bdf", "%s", *ctl ? ctl : "none");
-	sac_log("iova-bench: loading %s %s", path, params);
-	t0 = sac_now();
-	rc = sac_load_module(path, params);
-	sac_detail(r, "run_s", "%.1f", sac_now() - t0);
-	if (rc == -ENOENT) {
-		sac_skip(r, "module missing: %s", path);
+	if (!bench_once(r, path, params, &rep))
 		return;
-	}
-	if (rc) {
-		sac_fail(r, "loading sac_iova.ko: %s", strerror(-rc));
-		return;
-	}
-	rc = read_report(&rep);
-	if (rc) {
-		sac_fail(r, "no usable %s: %s", REPORT, strerror(-rc));
-		return;
-	}
 	emit_report(r, &rep);
+	if (ab && r->status == SAC_PASS)
+		bench_other_policy(r, bdf, path, params, &rep);
 }

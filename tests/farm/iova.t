@@ -11,7 +11,7 @@ for f in desktop server; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 9
+plan 12
 
 "$top/farm/farm" run --machine x86-intel --workload iova-bench \
 	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
@@ -43,4 +43,17 @@ fallbacks() {
 }
 is "$(fallbacks desktop)" 1 "desktop: the bench device's first fallback is reported, once"
 is "$(fallbacks server)" 0 "server: no 32-bit attempt, so nothing to report"
+
+# One boot, both policies: the bench device flipped through sysfs.
+"$top/farm/farm" run --machine x86-intel --workload iova-bench \
+	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
+	--variant ab="sac.iova-bench.quick=1 sac.iova-bench.ab=1" \
+	--out "$tmp/ab" >"$tmp/ab.out" 2>&1
+sed 's/^/# /' "$tmp/ab.out"
+res=$tmp/ab/latest/results.json
+is "$(o desktop)" pass "ab: iova-bench passes with a second run in the same boot"
+is "$(m desktop alt.sac)" 0 "ab: the second run had the trick switched off through sysfs"
+cost=$(m desktop alt.sac_cost_fill100)
+awk -v c="$cost" 'BEGIN { exit !(c + 0 > 0) }'
+ok $? "ab: the cost of the trick at 100 % fill is reported ($cost x)"
 done_testing
