@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,24 @@ static int set_policy(const char *bdf, const char *policy)
 }
 
 /*
+ * Map p50 with the trick over map p50 without, each first divided by the
+ * control device's map p50 of the same level and run: under TCG the
+ * guest's speed follows the host's load from one second to the next.
+ * Without a control, the plain ratio. NAN (dropped) when a figure is 0.
+ */
+static double relative_cost(const struct iova_level *with,
+			    const struct iova_level *without)
+{
+	double a = with->map_p50, b = without->map_p50;
+
+	if (with->ctl_map_p50 && without->ctl_map_p50) {
+		a /= with->ctl_map_p50;
+		b /= without->ctl_map_p50;
+	}
+	return b ? a / b : NAN;
+}
+
+/*
  * sac.iova-bench.ab=1: the same bench again in the same boot with the
  * bench device switched to the other policy through sysfs. Both runs see
  * the same guest and host, so sac_cost_fillN (map p50 with the trick /
@@ -426,10 +445,8 @@ static void bench_other_policy(struct sac_result *r, const char *bdf,
 	with = first->sac ? first : &alt;
 	without = first->sac ? &alt : first;
 	for (i = 0; i < with->nlv && i < without->nlv; i++) {
-		if (!without->lv[i].map_p50)
-			continue;
 		snprintf(name, sizeof(name), "sac_cost_fill%u", with->lv[i].pct);
-		sac_metric(r, name, with->lv[i].map_p50 / without->lv[i].map_p50);
+		sac_metric(r, name, relative_cost(&with->lv[i], &without->lv[i]));
 	}
 	if (strcmp(alt.status, "ok"))
 		sac_fail(r, "sac_iova (%s): %s", policy, alt.status);
