@@ -10,7 +10,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels release-check all-release-check \
+.PHONY: all deps host-tools kernels all-kernels release-check all-release-check check-lava \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
 all: kernels
@@ -59,10 +59,15 @@ all-release-check: deps host-tools
 farm-tools: host-tools farm-runner guest-agents farm-modules
 
 check: deps host-tools all-kernels all-release-check farm-tools all-debs
-	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs tests/lava
 
-# The main job: build, boot the default matrix, gate it.
-farm: deps all-kernels farm-tools
+# The LAVA tests alone: rendered jobs, lava-run engine (needs root).
+check-lava: deps all-kernels farm-tools
+	$(PROVE) tests/lava
+
+# The main job: build the farm-base .debs, boot the default matrix on the
+# kernels from those packages, gate it.
+farm: deps all-debs farm-tools
 	@scripts/farm-release
 
 bench-build: deps host-tools

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A linux-image .deb as a kernel under test: checked with dpkg-deb,
- * unpacked once into $BUILD_DIR/farm-cache/deb/, never installed.
+ * unpacked once into $BUILD_DIR/farm-cache/deb/, never installed. The
+ * helpers that read and unpack a .deb serve headers.c too.
  */
 #define _GNU_SOURCE
 #include <glob.h>
@@ -26,35 +27,51 @@ static char *capture(char *const argv[], const char *tmp)
 	return out;
 }
 
-/* "Package Architecture Version" of a .deb, one per line. */
-static int deb_fields(const char *path, char *pkg, char *arch, char *ver,
-		      size_t size)
+/*
+ * The control fields the farm needs of a .deb; 0, or -1 when dpkg-deb
+ * cannot read it. Depends may be empty.
+ */
+int deb_read(const char *path, struct deb_info *d)
 {
 	char *tmp = xasprintf("%s/deb-fields.%d", farm.cache, getpid());
-	char *const argv[] = { "dpkg-deb", "--field", (char *)path, "Package",
-			 "Architecture", "Version", NULL };
-	char *out, *line, *save = NULL;
-	char *const dst[] = { pkg, arch, ver };
-	int n = 0;
+	static const char format[] =
+		"--showformat=${Package}\\n${Architecture}\\n${Version}\\n${Depends}\\n";
+	char *const argv[] = { "dpkg-deb", "--show", (char *)format,
+			 (char *)path, NULL };
+	char **const dst[] = { &d->package, &d->arch, &d->version,
+			       &d->depends };
+	char *out, *line, *nl;
+	size_t n;
 
+	memset(d, 0, sizeof(*d));
 	mkdir_p(farm.cache);
 	out = capture(argv, tmp);
 	free(tmp);
 	if (!out)
 		return -1;
-	for (line = strtok_r(out, "\n", &save); line && n < 3;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-
-		if (!colon)
-			continue;
-		snprintf(dst[n++], size, "%s", colon + 1 + (colon[1] == ' '));
+	line = out;
+	for (n = 0; n < ARRAY_SIZE(dst) && (nl = strchr(line, '\n')); n++) {
+		*nl = '\0';
+		*dst[n] = xstrdup(line);
+		line = nl + 1;
 	}
 	free(out);
-	return n == 3 ? 0 : -1;
+	if (n == ARRAY_SIZE(dst) && *d->package && *d->arch && *d->version)
+		return 0;
+	deb_info_free(d);
+	return -1;
 }
 
-static char *sha16(const char *path)
+void deb_info_free(struct deb_info *d)
+{
+	free(d->package);
+	free(d->arch);
+	free(d->version);
+	free(d->depends);
+	memset(d, 0, sizeof(*d));
+}
+
+char *file_sha16(const char *path)
 {
 	char *tmp = xasprintf("%s/deb-sha.%d", farm.cache, getpid());
 	char *const argv[] = { "sha256sum", (char *)path, NULL };
@@ -67,25 +84,52 @@ static char *sha16(const char *path)
 	return out;
 }
 
-static void unpack_once(const char *path, const char *root)
+static bool stamp_says(const char *stamp, const char *want)
+{
+	char *text = read_text(stamp, 64 * 1024);
+	bool same = text && !strcmp(text, want);
+
+	free(text);
+	return same;
+}
+
+/*
+ * Unpacks every .deb of the array into one tree at root, once: the
+ * stamp there holds want (which names the packages' contents), so a
+ * tree from other packages is unpacked again. The tree is made under a
+ * temporary name, fixed up (fixup may be NULL) and then moved into
+ * place, so an interrupted run leaves no half tree behind.
+ */
+void deb_extract(json_t *debs, const char *root, const char *want,
+		 void (*fixup)(const char *tree, const char *root))
 {
 	char *stamp = xasprintf("%s/.sac-unpacked", root);
 	char *tmp = xasprintf("%s.tmp%d", root, getpid());
-	char *log = xasprintf("%s.log", tmp);
-	char *const argv[] = { "dpkg-deb", "-x", (char *)path, tmp, NULL };
+	char *log = xasprintf("%s.log", root);
+	json_t *e;
+	size_t i;
 
-	if (is_file(stamp))
+	if (stamp_says(stamp, want))
 		goto out;
 	rm_rf(tmp);
 	mkdir_p(tmp);
-	if (run_argv(argv, log, log, 600) != 0)
-		die("kernel %s: dpkg-deb -x failed (corrupt .deb?), see %s",
-		    path, log);
+	json_array_foreach(debs, i, e) {
+		char *const argv[] = { "dpkg-deb", "-x",
+				 (char *)json_string_value(e), tmp, NULL };
+
+		if (run_argv(argv, log, log, 600) == 0)
+			continue;
+		rm_rf(tmp);
+		die("%s: dpkg-deb -x failed (corrupt .deb?), see %s",
+		    json_string_value(e), log);
+	}
 	unlink(log);
+	if (fixup)
+		fixup(tmp, root);
 	rm_rf(root);
 	if (rename(tmp, root))
 		die("cannot move %s into place", tmp);
-	write_text(stamp, "unpacked\n");
+	write_text(stamp, want);
 out:
 	free(stamp);
 	free(tmp);
@@ -153,24 +197,32 @@ static void depmod_tree(const struct kernel *k)
 
 int deb_unpack(struct kernel *k, const char *path)
 {
-	char pkg[256], arch[64], ver[256], *sum, *root, *base;
+	char *sum, *root, *base, *want;
+	struct deb_info d;
+	json_t *debs;
 
-	if (deb_fields(path, pkg, arch, ver, sizeof(pkg)))
+	if (deb_read(path, &d))
 		die("kernel %s: not a readable Debian package (dpkg-deb rejects it)",
 		    path);
-	if (strncmp(pkg, "linux-image-", 12))
+	if (strncmp(d.package, "linux-image-", 12))
 		die("kernel %s: package %s is not a linux-image package", path,
-		    pkg);
-	if (strcmp(arch, "amd64") && strcmp(arch, "arm64"))
+		    d.package);
+	if (strcmp(d.arch, "amd64") && strcmp(d.arch, "arm64"))
 		die("kernel %s: architecture %s is not one the farm boots (amd64, arm64)",
-		    path, arch);
-	sum = sha16(path);
-	root = xasprintf("%s/deb/%s_%s_%s-%s", farm.cache, pkg, ver, arch, sum);
+		    path, d.arch);
+	sum = file_sha16(path);
+	root = xasprintf("%s/deb/%s_%s_%s-%s", farm.cache, d.package, d.version,
+			 d.arch, sum);
+	want = xasprintf("%s %s\n", sum, strrchr(root, '/') + 1);
+	debs = json_pack("[s]", path);
+	deb_extract(debs, root, want, NULL);
+	json_decref(debs);
+	free(want);
 	free(sum);
-	mkdir_p(farm.cache);
-	unpack_once(path, root);
 
-	k->name = xstrdup(pkg);
+	k->name = xstrdup(d.package);
+	k->id = xstrdup(strrchr(root, '/') + 1);
+	k->version = xstrdup(d.version);
 	k->image = find_one(root, "boot/vmlinuz-*");
 	k->config = find_one(root, "boot/config-*");
 	if (!k->image || !k->config)
@@ -182,8 +234,10 @@ int deb_unpack(struct kernel *k, const char *path)
 	depmod_tree(k);
 	k->gen_init_cpio = gen_init_cpio_for_debs();
 	kernel_identify(k);
-	if (strcmp(k->arch, arch))
+	if (strcmp(k->arch, d.arch))
 		die("kernel %s: package says %s but its config is %s", path,
-		    arch, k->arch);
+		    d.arch, k->arch);
+	headers_search_add(path);
+	deb_info_free(&d);
 	return 0;
 }

@@ -161,15 +161,22 @@ static void add_tree_modules(struct cpio_list *l, const struct workload *w,
 	free(moddir);
 }
 
-/* The farm's own module, built per kernel by farm/module/module.mk. */
+/* The farm's own module, built per kernel (headers.c says where). */
 static void add_farm_module(struct cpio_list *l, const struct workload *w)
 {
+	const char *dir, *why;
 	char *host, *guest;
 
 	if (!w->farm_module)
 		return;
-	host = xasprintf("%s/module/%s/%s.ko", farm.build, l->k->name,
-			 w->farm_module);
+	dir = kernel_farm_modules(l->k, &why);
+	if (!dir) {
+		if (!l->missing)
+			l->missing = xasprintf("%s.ko (%s)", w->farm_module,
+					       why);
+		return;
+	}
+	host = xasprintf("%s/%s.ko", dir, w->farm_module);
 	guest = xasprintf("/lib/modules/%s/extra/%s.ko", l->k->release,
 			  w->farm_module);
 	add_file(l, guest, host, 0644);
@@ -221,7 +228,7 @@ static bool fresh(const char *cpio, time_t newest)
 char *initramfs_get(const struct kernel *k, const struct workload *w,
 		    char **why)
 {
-	char *dir = xasprintf("%s/initramfs/%s", farm.cache, k->name);
+	char *dir = xasprintf("%s/initramfs/%s", farm.cache, k->id);
 	char *cpio = xasprintf("%s/%s.cpio", dir, w->name);
 	char *list = xasprintf("%s/%s.list", dir, w->name);
 	char *order = xasprintf("%s/%s.modules", dir, w->name);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "lava.h"
 
 /* Seconds to spare past the stage timeouts before a job is killed. */
 #define DEADLINE_SLACK 10
@@ -26,21 +27,27 @@ static int stage_secs(const struct job *j, double base)
 	return (int)(s + 0.999);
 }
 
-static int machine_stage(const struct job *j, const char *stage)
+/* A machine stage's timeout (kernel, iommu, agent, poweroff), scaled. */
+int job_machine_stage(const struct job *j, const char *stage)
 {
 	return stage_secs(j, json_number_value(json_object_get(j->m->timeouts,
 								stage)));
 }
 
+int job_workload_secs(const struct job *j)
+{
+	return stage_secs(j, j->w->timeout);
+}
+
 /* Every stage's timeout added up, plus slack: the job's hard deadline. */
 double job_budget(const struct job *j)
 {
-	return machine_stage(j, "kernel") + machine_stage(j, "iommu") +
-	       machine_stage(j, "agent") + stage_secs(j, j->w->timeout) +
-	       machine_stage(j, "poweroff") + DEADLINE_SLACK;
+	return job_machine_stage(j, "kernel") + job_machine_stage(j, "iommu") +
+	       job_machine_stage(j, "agent") + job_workload_secs(j) +
+	       job_machine_stage(j, "poweroff") + DEADLINE_SLACK;
 }
 
-static void make_nonce(char *out)
+void job_new_nonce(char *out)
 {
 	unsigned char b[NONCE_LEN / 2];
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -58,7 +65,7 @@ void job_prepare(struct job *j, const char *run_dir)
 	j->dir = xasprintf("%s/jobs/%s", run_dir, j->id);
 	if (mkdir_p(j->dir))
 		die("cannot create %s", j->dir);
-	make_nonce(j->nonce);
+	job_new_nonce(j->nonce);
 }
 
 static void add_words(char *s, size_t cap, const char *w)
@@ -91,15 +98,42 @@ static void push(json_t *a, const char *s)
 	json_array_append_new(a, json_string(s));
 }
 
-static void push_all(json_t *a, json_t *words)
+/* Appends words to a and drops the reference to them. */
+static void push_all_new(json_t *a, json_t *words)
 {
 	json_array_extend(a, words);
+	json_decref(words);
+}
+
+/*
+ * The machine's half of the QEMU command, which a LAVA device dictionary
+ * carries as its options: no host NIC (-nic none; a workload's NICs sit
+ * on an in-QEMU hub), no host share, the serial console on stdio.
+ */
+json_t *job_qemu_machine_words(const struct job *j)
+{
+	json_t *a = json_array();
+
+	push(a, "-accel");
+	push(a, accel_name(j->accel));
+	json_array_extend(a, j->accel == ACCEL_KVM ? j->m->kvm : j->m->tcg);
+	json_array_extend(a, j->m->args);
+	push(a, "-nic");
+	push(a, "none");
+	push(a, "-no-reboot");
+	push(a, "-display");
+	push(a, "none");
+	push(a, "-serial");
+	push(a, j->interactive ? "mon:stdio" : "stdio");
+	push(a, "-monitor");
+	push(a, "none");
+	return a;
 }
 
 /* The workload's devices with {scratch} and {nonce} filled in. */
-static void push_devices(json_t *a, const struct job *j, const char *scratch)
+json_t *job_qemu_device_words(const struct job *j, const char *scratch)
 {
-	json_t *e;
+	json_t *a = json_array(), *e;
 	size_t i;
 
 	json_array_foreach(j->w->devices, i, e) {
@@ -111,12 +145,14 @@ static void push_devices(json_t *a, const struct job *j, const char *scratch)
 		free(s1);
 		free(s2);
 	}
+	return a;
 }
 
 /*
- * The QEMU command: no host NIC (-nic none; a workload's NICs sit on an
- * in-QEMU hub), no host share, the serial console on stdio, and a
- * timeout wrapper so not even a lost expect leaves QEMU running.
+ * The QEMU command: the machine's words, the kernel with its command
+ * line, the initramfs, the workload's devices, in the order a LAVA job
+ * reassembles them (farm/lava/README.md), and a timeout wrapper so not
+ * even a lost expect leaves QEMU running.
  */
 char **job_qemu_argv(const struct job *j, const char *scratch)
 {
@@ -134,25 +170,14 @@ char **job_qemu_argv(const struct job *j, const char *scratch)
 		push(a, buf);
 	}
 	push(a, j->m->qemu);
-	push(a, "-accel");
-	push(a, accel_name(j->accel));
-	push_all(a, j->accel == ACCEL_KVM ? j->m->kvm : j->m->tcg);
-	push_all(a, j->m->args);
-	push(a, "-nic");
-	push(a, "none");
-	push(a, "-no-reboot");
-	push(a, "-display");
-	push(a, "none");
-	push(a, "-serial");
-	push(a, j->interactive ? "mon:stdio" : "stdio");
-	push(a, "-monitor");
-	push(a, "none");
+	push_all_new(a, job_qemu_machine_words(j));
 	push(a, "-kernel");
 	push(a, j->k->image);
-	push(a, "-initrd");
-	push(a, j->initramfs);
 	push(a, "-append");
 	push(a, cmdline);
+	push(a, "-initrd");
+	push(a, j->initramfs);
+	push_all_new(a, job_qemu_device_words(j, scratch));
 	if (j->dir) {
 		char *pid = xasprintf("%s/qemu.pid", j->dir);
 
@@ -160,7 +185,6 @@ char **job_qemu_argv(const struct job *j, const char *scratch)
 		push(a, pid);
 		free(pid);
 	}
-	push_devices(a, j, scratch);
 	argv = argv_from_json(a);
 	json_decref(a);
 	free(cmdline);
@@ -198,15 +222,15 @@ static char **console_argv(const struct job *j, char **qemu)
 	free(p);
 	push(a, j->nonce);
 	push(a, j->m->iommu_regex);
-	snprintf(buf, sizeof(buf), "%d", machine_stage(j, "kernel"));
+	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "kernel"));
 	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", machine_stage(j, "iommu"));
+	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "iommu"));
 	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", machine_stage(j, "agent"));
+	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "agent"));
 	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", stage_secs(j, j->w->timeout));
+	snprintf(buf, sizeof(buf), "%d", job_workload_secs(j));
 	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", machine_stage(j, "poweroff"));
+	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "poweroff"));
 	push(a, buf);
 	push(a, j->w->name);
 	push(a, "--");
@@ -217,7 +241,8 @@ static char **console_argv(const struct job *j, char **qemu)
 	return argv;
 }
 
-static void run_classifier(const struct job *j)
+/* classify --log --status ... > classify.json, in the job dir. */
+void job_classify(const struct job *j)
 {
 	char *log = xasprintf("%s/console.log", j->dir);
 	char *status = xasprintf("%s/status", j->dir);
@@ -239,17 +264,20 @@ static void run_classifier(const struct job *j)
 void job_exec(struct job *j)
 {
 	char *scratch = make_scratch(j);
-	char **qemu = job_qemu_argv(j, scratch);
-	char **argv = console_argv(j, qemu);
-	char *drv = xasprintf("%s/console-driver.log", j->dir);
-	char *pid = xasprintf("%s/qemu.pid", j->dir);
+	char *drv, *pid, **qemu, **argv;
 	int rc;
 
+	if (j->lava)
+		lava_job_exec(j, scratch);
+	qemu = job_qemu_argv(j, scratch);
+	argv = console_argv(j, qemu);
+	drv = xasprintf("%s/console-driver.log", j->dir);
+	pid = xasprintf("%s/qemu.pid", j->dir);
 	rc = run_argv(argv, drv, drv, job_budget(j) + 5);
 	kill_pidfile(pid);
 	if (scratch)
 		unlink(scratch);
-	run_classifier(j);
+	job_classify(j);
 	argv_free(argv);
 	argv_free(qemu);
 	_exit(rc < 0 ? 1 : 0);

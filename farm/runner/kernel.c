@@ -129,6 +129,7 @@ static void odir_open(struct kernel *k, const char *dir)
 	k->odir = xstrdup(real);
 	base = strrchr(real, '/');
 	k->name = xstrdup(base && base[1] ? base + 1 : real);
+	k->id = xstrdup(k->name);
 	k->config = xasprintf("%s/.config", real);
 	if (!is_file(k->config))
 		die("kernel %s: not a kernel build directory (no .config)",
@@ -161,6 +162,7 @@ struct kernel *kernel_open(const char *spec)
 	struct kernel *k = xcalloc(1, sizeof(*k));
 
 	k->spec = xstrdup(spec);
+	k->farm_modules = xcalloc(1, sizeof(*k->farm_modules));
 	if (is_dir(spec))
 		odir_open(k, spec);
 	else if (is_file(spec))

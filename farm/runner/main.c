@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "lava.h"
 
 struct farm_paths farm;
 
@@ -22,6 +23,9 @@ static const char usage_text[] =
 	"usage: farm list\n"
 	"       farm run [--arch A]... [--machine M]... [--workload W]...\n"
 	"                [--kernel SPEC]... [--variant NAME=CMDLINE]... [-j N] [--out DIR]\n"
+	"                [--engine local|lava-run] [--print-qemu]\n"
+	"       farm lava render [the run's --arch/--machine/--workload/--kernel/--variant]\n"
+	"                --out DIR [--base-url URL]\n"
 	"       farm boot --arch A --machine M --kernel SPEC [--workload W] [--append EXTRA]\n"
 	"  SPEC: a kernel build O= dir or a linux-image .deb\n";
 
@@ -126,6 +130,9 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "append", required_argument, NULL, 'A' },
+		{ "engine", required_argument, NULL, 'E' },
+		{ "base-url", required_argument, NULL, 'B' },
+		{ "print-qemu", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -168,6 +175,18 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'A':
 			o->append = optarg;
+			break;
+		case 'E':
+			if (strcmp(optarg, "local") && strcmp(optarg, "lava-run"))
+				usage_error("unknown engine '%s' (known: local lava-run)",
+					    optarg);
+			o->engine = optarg;
+			break;
+		case 'B':
+			o->base_url = optarg;
+			break;
+		case 'P':
+			o->print_qemu = true;
 			break;
 		default:
 			usage_error("%s", "bad option");
@@ -270,33 +289,63 @@ static void set_accel(struct job *jobs, size_t n, const char *run_dir,
 	}
 }
 
-static int cmd_run(const struct tables *t, struct run_opts *o)
+/* The cells the filters select, each ready to boot or preset. */
+static struct job *expand(const struct tables *t, struct run_opts *o,
+			  size_t *n)
 {
-	char *out = o->out ? xstrdup(o->out) : xasprintf("%s/out/farm", farm.top);
 	struct kernel **ks;
 	struct job *jobs;
-	size_t nk, n, i;
-	char *dir, *id;
-	int bad;
+	size_t nk;
 
 	check_names(t, o);
 	if (!o->nvariants)
 		add_variant(o, "default=");
 	ks = kernels_open(o->kernels, &nk);
-	jobs = matrix_expand(t, ks, nk, o, &n);
-	if (!n)
+	jobs = matrix_expand(t, ks, nk, o, n);
+	if (!*n)
 		die("no jobs: no machine and workload match the kernels and filters given");
+	return jobs;
+}
+
+static int cmd_run(const struct tables *t, struct run_opts *o)
+{
+	bool lava = o->engine && !strcmp(o->engine, "lava-run");
+	struct job *jobs;
+	size_t n, i;
+	char *out, *dir, *id;
+	int bad;
+
+	jobs = expand(t, o, &n);
+	if (o->print_qemu) {
+		print_qemu_argv(jobs, n);
+		return 0;
+	}
+	out = o->out ? xstrdup(o->out) : xasprintf("%s/out/farm", farm.top);
 	dir = make_run_dir(out, &id);
-	printf("farm: run %s: %zu jobs, %d at a time, in %s\n", id, n, o->jobs,
-	       dir);
+	printf("farm: run %s: %zu jobs, %d at a time, %s engine, in %s\n", id,
+	       n, o->jobs, lava ? "lava-run" : "local", dir);
 	set_accel(jobs, n, dir, t);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		jobs[i].lava = lava;
 		job_prepare(&jobs[i], dir);
+	}
 	pool_run(jobs, n, o->jobs);
 	bad = results_write(dir, jobs, n);
 	link_latest(out, id);
 	printf("farm: results in %s/results.json and junit.xml\n", dir);
 	return bad ? 1 : 0;
+}
+
+/* farm lava render: the run's cells as LAVA jobs, booting nothing. */
+static int cmd_lava_render(const struct tables *t, struct run_opts *o)
+{
+	struct job *jobs;
+	size_t n;
+
+	if (!o->out)
+		usage_error("%s", "lava render needs --out DIR");
+	jobs = expand(t, o, &n);
+	return lava_render(jobs, n, o->out, o->base_url) ? 1 : 0;
 }
 
 static int cmd_boot(const struct tables *t, struct run_opts *o)
@@ -352,6 +401,12 @@ int main(int argc, char **argv)
 	tables_open(&t);
 	if (!strcmp(argv[1], "list") && argc == 2)
 		return cmd_list(&t);
+	if (!strcmp(argv[1], "lava")) {
+		if (argc < 3 || strcmp(argv[2], "render"))
+			usage_error("%s", "lava wants a subcommand: render");
+		parse_opts(&o, argc - 2, argv + 2);
+		return cmd_lava_render(&t, &o);
+	}
 	parse_opts(&o, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(&t, &o);

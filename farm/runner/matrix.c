@@ -25,9 +25,13 @@ static bool selected(json_t *filter, const char *value)
 	return false;
 }
 
-/* Why the kernel cannot run w's modules, given how it was delivered. */
+/*
+ * Why the kernel cannot run w's modules, given how it was delivered: a
+ * .deb without its headers package has no farm module.
+ */
 static char *module_gap(const struct kernel *k, const struct workload *w)
 {
+	const char *why;
 	json_t *e;
 	size_t i;
 
@@ -39,9 +43,9 @@ static char *module_gap(const struct kernel *k, const struct workload *w)
 			return xasprintf("kernel %s has %s=m; modules are packed only from a .deb",
 					 k->name, name);
 	}
-	if (w->farm_module && !k->odir)
-		return xasprintf("no %s.ko for %s: the farm builds it only against a build O= dir",
-				 w->farm_module, k->name);
+	if (w->farm_module && !kernel_farm_modules(k, &why))
+		return xasprintf("no %s.ko for %s: %s", w->farm_module,
+				 k->name, why);
 	return NULL;
 }
 

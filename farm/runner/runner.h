@@ -65,10 +65,19 @@ struct tables {
 	size_t nworkloads;
 };
 
+/* The farm's own modules for a kernel: found or built on first use. */
+struct farm_modules {
+	bool resolved;
+	char *dir;		/* holding <module>.ko, or NULL */
+	char *gap;		/* why there is no dir */
+};
+
 /* A kernel under test: a build O= dir or an unpacked linux-image .deb. */
 struct kernel {
 	char *spec;		/* as given */
 	char *name;		/* axis value: O= dir name or deb package */
+	char *id;		/* unique: names its cache and module dirs */
+	char *version;		/* the .deb's package version, or NULL */
 	char *arch;		/* amd64 | arm64 */
 	char *flavour;		/* desktop, server, ... or "stock" */
 	char *release;		/* uname -r */
@@ -78,6 +87,7 @@ struct kernel {
 	char *odir;		/* O= dir (farm module builds), or NULL */
 	char *gen_init_cpio;
 	json_t *kconfig;	/* CONFIG_X -> "y" | "m" | string */
+	struct farm_modules *farm_modules;
 };
 
 struct variant {
@@ -96,6 +106,7 @@ struct job {
 	const struct variant *v;
 	enum accel accel;
 	bool interactive;		/* farm boot: console on the terminal */
+	bool lava;			/* run through lava-run (lava.h) */
 	const char *preset;		/* skip | infra-error: not booted */
 	char *skip_reason;		/* why */
 	char *initramfs;
@@ -113,6 +124,9 @@ struct run_opts {
 	int jobs;
 	const char *out;
 	const char *append;		/* boot command only */
+	const char *engine;		/* run: local | lava-run */
+	const char *base_url;		/* lava render: http(s) images */
+	bool print_qemu;		/* run: print argv, boot nothing */
 };
 
 /* util.c */
@@ -153,7 +167,20 @@ const char *kernel_option(const struct kernel *k, const char *name);
 char *kernel_missing(const struct kernel *k, json_t *options, bool builtin);
 
 /* deb.c */
+struct deb_info {
+	char *package, *arch, *version, *depends;
+};
+
+int deb_read(const char *path, struct deb_info *d);
+void deb_info_free(struct deb_info *d);
+char *file_sha16(const char *path);
+void deb_extract(json_t *debs, const char *root, const char *want,
+		 void (*fixup)(const char *tree, const char *root));
 int deb_unpack(struct kernel *k, const char *path);
+
+/* headers.c */
+void headers_search_add(const char *deb_path);
+const char *kernel_farm_modules(const struct kernel *k, const char **why);
 
 /* initramfs.c */
 char *initramfs_get(const struct kernel *k, const struct workload *w,

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * farm run --engine lava-run: one cell through LAVA's own dispatcher.
+ *
+ * The worker renders the cell's LAVA job and device dictionary into the
+ * job dir, runs lava-run, and reads its log: one YAML mapping a line,
+ * the guest's console as "target" and "feedback" records, test cases and
+ * LAVA's verdict on the job as "results" records. From that it writes
+ * the console.log and status file the local console driver would have
+ * written, so the same classifier judges both engines; then it checks
+ * LAVA's own cases against the classifier's and marks any disagreement
+ * as an infra-error. A pass needs LAVA's job to have passed too: only
+ * then is the status file's event "done".
+ */
+#define _GNU_SOURCE
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "lava.h"
+
+/* Where lava-run keeps a job's downloads, by job id (fixed in LAVA). */
+#define LAVA_TMP "/var/lib/lava/dispatcher/tmp"
+
+/* Nested deeper than this, a log record is not one of LAVA's. */
+#define MAX_DEPTH 16
+
+/* The console driver's stages, walked over the console lines. */
+struct walk {
+	const struct job *j;
+	regex_t iommu;
+	const char *names[5];
+	size_t next;		/* the stage being waited for */
+	double t0;		/* QEMU started; 0 until known */
+	json_t *timings;	/* stage -> ms */
+};
+
+struct lava_log {
+	FILE *console;
+	bool console_open;	/* false once LAVA has typed into the guest */
+	struct walk walk;
+	json_t *cases;		/* workload -> LAVA's result */
+	json_t *job;		/* LAVA's result for the job, or NULL */
+	char *other;		/* the last line that is no log record */
+};
+
+static json_t *node_json(yaml_document_t *doc, yaml_node_t *n, int depth);
+
+static json_t *mapping_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+	json_t *o = json_object();
+	yaml_node_pair_t *p;
+
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		json_t *v = node_json(doc, yaml_document_get_node(doc, p->value),
+				      depth + 1);
+		char *key;
+
+		if (!k || k->type != YAML_SCALAR_NODE || !v) {
+			json_decref(v);
+			json_decref(o);
+			return NULL;
+		}
+		key = strndup((char *)k->data.scalar.value,
+			      k->data.scalar.length);
+		json_object_set_new(o, key ? key : "", v);
+		free(key);
+	}
+	return o;
+}
+
+static json_t *sequence_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+	json_t *a = json_array(), *v;
+	yaml_node_item_t *i;
+
+	for (i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+	     i++) {
+		v = node_json(doc, yaml_document_get_node(doc, *i), depth + 1);
+		if (!v) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, v);
+	}
+	return a;
+}
+
+/* A YAML node as JSON; every scalar a string, which is all we need. */
+static json_t *node_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+	if (!n || depth > MAX_DEPTH)
+		return NULL;
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return json_stringn((char *)n->data.scalar.value,
+				    n->data.scalar.length);
+	case YAML_MAPPING_NODE:
+		return mapping_json(doc, n, depth);
+	case YAML_SEQUENCE_NODE:
+		return sequence_json(doc, n, depth);
+	default:
+		return NULL;
+	}
+}
+
+/* One line of lava-run's log as an object; NULL if it is not a record. */
+static json_t *parse_record(const char *line, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	json_t *o = NULL;
+
+	if (!yaml_parser_initialize(&parser))
+		return NULL;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)line,
+				     len);
+	if (yaml_parser_load(&parser, &doc)) {
+		o = node_json(&doc, yaml_document_get_root_node(&doc), 0);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	if (o && !json_is_string(json_object_get(o, "lvl"))) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* "2026-12-03T14:47:25.471730" (UTC) in seconds; 0 if unreadable. */
+static double record_time(json_t *rec)
+{
+	struct tm tm = { 0 };
+	double sec;
+
+	if (sscanf(str_of(rec, "dt"), "%d-%d-%dT%d:%d:%lf", &tm.tm_year,
+		   &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (double)timegm(&tm) + sec;
+}
+
+/* "SAC <nonce> <kind>" then a space or the end of the line. */
+static bool agent_line(const char *line, const char *nonce, const char *kind)
+{
+	char prefix[64];
+	size_t n;
+
+	n = (size_t)snprintf(prefix, sizeof(prefix), "SAC %s %s", nonce, kind);
+	return !strncmp(line, prefix, n) && (!line[n] || line[n] == ' ');
+}
+
+static bool stage_seen(struct walk *w, const char *line)
+{
+	switch (w->next) {
+	case 0:
+		return strstr(line, "Linux version");
+	case 1:
+		return !regexec(&w->iommu, line, 0, NULL, 0);
+	case 2:
+		return agent_line(line, w->j->nonce, "start");
+	case 3:
+		return agent_line(line, w->j->nonce, "result");
+	case 4:
+		return agent_line(line, w->j->nonce, "done");
+	default:
+		return false;
+	}
+}
+
+/* As console.exp does: each stage is the first match after the last. */
+static void walk_line(struct walk *w, const char *line, double t)
+{
+	if (!w->t0)
+		w->t0 = t;
+	if (!stage_seen(w, line))
+		return;
+	json_object_set_new(w->timings, w->names[w->next],
+			    json_integer((json_int_t)((t - w->t0) * 1000)));
+	w->next++;
+}
+
+/*
+ * LAVA's logger writes every " of the console as \" and changes nothing
+ * else it keeps: dropping the backslash before each " restores the line.
+ */
+static size_t unescape_console(char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		if (!(s[i] == '\\' && i + 1 < len && s[i + 1] == '"'))
+			s[n++] = s[i];
+	s[n] = '\0';
+	return n;
+}
+
+static void console_record(struct lava_log *l, json_t *rec)
+{
+	json_t *msg = json_object_get(rec, "msg");
+	size_t len;
+	char *text;
+
+	if (!l->console_open || !json_is_string(msg))
+		return;
+	len = json_string_length(msg);
+	text = xmalloc(len + 1);
+	memcpy(text, json_string_value(msg), len);
+	len = unescape_console(text, len);
+	fwrite(text, 1, len, l->console);
+	fputc('\n', l->console);
+	walk_line(&l->walk, text, record_time(rec));
+	free(text);
+}
+
+static void results_record(struct lava_log *l, json_t *rec)
+{
+	json_t *msg = json_object_get(rec, "msg");
+	const char *def = str_of(msg, "definition"), *c = str_of(msg, "case");
+
+	if (!strcmp(def, "lava") && !strcmp(c, "job")) {
+		json_decref(l->job);
+		l->job = json_incref(msg);
+	} else if (!strcmp(def, "lava") && !strcmp(c, "execute-qemu")) {
+		l->walk.t0 = record_time(rec);
+	} else if (!strcmp(def, LAVA_RESULTS_SUITE)) {
+		json_object_set_new(l->cases,
+				    str_of(json_object_get(msg, "extra"),
+					   "test_case_id"),
+				    json_string(str_of(msg, "result")));
+	}
+}
+
+static void read_line(struct lava_log *l, char *line, size_t len)
+{
+	json_t *rec;
+	const char *lvl;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	rec = parse_record(line, len);
+	if (!rec) {
+		if (len) {
+			free(l->other);
+			l->other = xstrdup(line);
+		}
+		return;
+	}
+	lvl = str_of(rec, "lvl");
+	if (!strcmp(lvl, "target") || !strcmp(lvl, "feedback"))
+		console_record(l, rec);
+	else if (!strcmp(lvl, "results"))
+		results_record(l, rec);
+	else if (!strcmp(lvl, "input"))
+		l->console_open = false;	/* LAVA's typing, then its echo */
+	json_decref(rec);
+}
+
+static void read_log(struct lava_log *l, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return;
+	while ((n = getline(&line, &cap, f)) > 0)
+		read_line(l, line, (size_t)n);
+	free(line);
+	fclose(f);
+}
+
+/* LAVA's Timeout says "<action> timed out after N seconds". */
+static bool lava_timed_out(const struct lava_log *l)
+{
+	return strstr(str_of(l->job, "error_msg"), " timed out after ");
+}
+
+/*
+ * The console driver's status file. LAVA does not report QEMU's exit
+ * status: a job LAVA passed saw the power-down line its last monitor
+ * waits for, which stands in for QEMU's clean exit.
+ */
+static int write_status(const struct lava_log *l, const char *path)
+{
+	const struct walk *w = &l->walk;
+	size_t last = ARRAY_SIZE(w->names) - 1;
+	bool done = w->next > last && !strcmp(str_of(l->job, "result"),
+					      "pass");
+	const char *event = done ? "done" :
+			    lava_timed_out(l) ? "timeout" : "eof";
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f)
+		return -1;
+	fprintf(f, "event=%s\nstage=%s\nqemu_status=%s\n", event,
+		w->names[w->next < last ? w->next : last],
+		done ? "0" : "unknown");
+	for (i = 0; i < ARRAY_SIZE(w->names); i++) {
+		json_t *ms = json_object_get(w->timings, w->names[i]);
+
+		if (ms && (i < last || done))
+			fprintf(f, "t_%s_ms=%lld\n", w->names[i],
+				(long long)json_integer_value(ms));
+	}
+	return fclose(f);
+}
+
+static char *job_path(const struct job *j, const char *name)
+{
+	return xasprintf("%s/%s", j->dir, name);
+}
+
+/* A verdict of our own when there is nothing to classify. */
+static void write_verdict(const struct job *j, const char *reason,
+			  const char *evidence)
+{
+	char *path = job_path(j, "classify.json");
+	json_t *r = json_pack("{s:s, s:s, s:s}", "outcome", "infra-error",
+			      "reason", reason, "evidence", evidence);
+
+	json_dump_file(r, path, JSON_COMPACT);
+	json_decref(r);
+	free(path);
+}
+
+/* workload -> status, as the classifier read the agent's result lines */
+static json_t *console_cases(json_t *record)
+{
+	json_t *cases = json_object(), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(record, "results"), i, r)
+		json_object_set_new(cases, str_of(r, "workload"),
+				    json_string(str_of(r, "status")));
+	return cases;
+}
+
+static void set_reason(json_t *r, char *reason)
+{
+	json_object_set_new(r, "reason", json_string(reason));
+	free(reason);
+}
+
+/* LAVA's cases must be the console's; LAVA's error explains ours. */
+static void cross_check(json_t *r, const struct lava_log *l)
+{
+	json_t *mine = console_cases(r);
+	char *a, *b;
+
+	if (!json_equal(mine, l->cases)) {
+		a = json_dumps(l->cases, JSON_COMPACT | JSON_SORT_KEYS);
+		b = json_dumps(mine, JSON_COMPACT | JSON_SORT_KEYS);
+		json_object_set_new(r, "outcome", json_string("infra-error"));
+		set_reason(r, xasprintf("lava-run: LAVA's cases %s disagree with the console's %s",
+					a, b));
+		free(a);
+		free(b);
+	} else if (!strcmp(str_of(r, "outcome"), "infra-error") &&
+		   strcmp(str_of(l->job, "result"), "pass")) {
+		set_reason(r, xasprintf("%s; lava-run: %s error: %s",
+					str_of(r, "reason"),
+					str_of(l->job, "error_type"),
+					str_of(l->job, "error_msg")));
+	}
+	json_decref(mine);
+	json_object_set_new(r, "lava",
+			    json_pack("{s:s, s:s, s:s, s:O}", "job",
+				      str_of(l->job, "result"), "error_type",
+				      str_of(l->job, "error_type"), "error_msg",
+				      str_of(l->job, "error_msg"), "cases",
+				      l->cases));
+}
+
+static void judge(const struct job *j, const struct lava_log *l, int rc)
+{
+	char *path = job_path(j, "classify.json"), *why;
+	const char *last;
+	json_t *r;
+
+	if (!l->job) {
+		last = l->other ? l->other : "(no output)";
+		why = xasprintf("lava-run ended (status %d) without a result for the job: %s",
+				rc, last);
+		write_verdict(j, why, last);
+		free(why);
+		free(path);
+		return;
+	}
+	job_classify(j);
+	r = json_load_file(path, 0, NULL);
+	if (json_is_object(r)) {
+		cross_check(r, l);
+		json_dump_file(r, path, JSON_COMPACT);
+	}
+	json_decref(r);
+	free(path);
+}
+
+static int render(const struct job *j, const char *scratch, char *job_yaml,
+		  char *device_yaml)
+{
+	struct lava_images img = {
+		.kernel = file_url(j->k->image),
+		.initrd = file_url(j->initramfs),
+		.scratch = scratch ? file_url(scratch) : NULL,
+	};
+	int rc = lava_write_job(j, &img, job_yaml) ||
+		 lava_write_device(j, device_yaml);
+
+	free(img.kernel);
+	free(img.initrd);
+	free(img.scratch);
+	return rc;
+}
+
+static int run_lava(const struct job *j, const char *out_dir,
+		    char *job_yaml, char *device_yaml, const char *log)
+{
+	const char *prog = getenv("FARM_LAVA_RUN");
+	char *id = xasprintf("farm-%s", j->nonce);
+	char *tmp = xasprintf("%s/%s", LAVA_TMP, id);
+	char *const argv[] = { (char *)(prog && *prog ? prog : "lava-run"),
+			       "--job-id", id, "--output-dir",
+			       (char *)out_dir, "--device", device_yaml,
+			       job_yaml, NULL };
+	int rc;
+
+	/*
+	 * No deadline of our own: LAVA's job timeout ends lava-run first,
+	 * and lava-run stays in the worker's process group, which the pool
+	 * kills past the job's deadline or on Ctrl-C. Its QEMU, on
+	 * lava-run's pty, exits on the hang-up.
+	 */
+	rc = run_argv(argv, log, log, 0);
+	/* LAVA removes it at the end of a job it finished, not otherwise */
+	rm_rf(tmp);
+	free(tmp);
+	free(id);
+	return rc;
+}
+
+static void walk_init(struct walk *w, const struct job *j)
+{
+	memset(w, 0, sizeof(*w));
+	w->j = j;
+	w->names[0] = "kernel";
+	w->names[1] = "iommu";
+	w->names[2] = "agent";
+	w->names[3] = j->w->name;
+	w->names[4] = "poweroff";
+	w->timings = json_object();
+}
+
+void lava_job_exec(struct job *j, const char *scratch)
+{
+	char *out = job_path(j, "lava"), *log = job_path(j, "lava-run.log");
+	char *job_yaml = job_path(j, "lava/job.yaml");
+	char *device_yaml = job_path(j, "lava/device.yaml");
+	char *console = job_path(j, "console.log");
+	char *status = job_path(j, "status");
+	struct lava_log l = { .cases = json_object() };
+	int rc;
+
+	walk_init(&l.walk, j);
+	if (regcomp(&l.walk.iommu, j->m->iommu_regex, REG_EXTENDED | REG_NOSUB)) {
+		write_verdict(j, "farm: the machine's iommu_regex is not a POSIX extended regex",
+			      j->m->iommu_regex);
+		_exit(0);
+	}
+	if (mkdir_p(out) || render(j, scratch, job_yaml, device_yaml))
+		die("cannot write the LAVA job in %s", out);
+	rc = run_lava(j, out, job_yaml, device_yaml, log);
+	if (scratch)
+		unlink(scratch);
+	l.console = fopen(console, "w");
+	if (!l.console)
+		die("cannot write %s", console);
+	l.console_open = true;
+	read_log(&l, log);
+	if (fclose(l.console) || write_status(&l, status))
+		die("cannot write %s or %s", console, status);
+	judge(j, &l, rc);
+	_exit(0);
+}
