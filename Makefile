@@ -61,9 +61,11 @@ farm-tools: host-tools farm-runner guest-agents farm-modules
 check: deps host-tools all-kernels all-release-check farm-tools all-debs
 	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs tests/lava
 
-# The LAVA tests alone: rendered jobs, lava-run engine (needs root).
+# The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
+# (lava-server + lava-worker, scripts/lava-lab) running rendered jobs
+# submitted with lavacli (needs root).
 check-lava: deps all-kernels farm-tools
-	$(PROVE) tests/lava
+	$(PROVE) tests/lava tests/lava-lab
 
 # The main job: build the farm-base .debs, boot the default matrix on the
 # kernels from those packages, gate it.
