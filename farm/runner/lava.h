@@ -39,5 +39,6 @@ void print_qemu_argv(struct job *jobs, size_t njobs);
 
 /* lava_run.c: in the worker, instead of console.exp; never returns */
 void lava_job_exec(struct job *j, const char *scratch) __noreturn;
+void lava_lab_use(const char *uri);	/* lava submit: the lab's URI */
 
 #endif /* FARM_LAVA_H */

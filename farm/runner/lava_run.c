@@ -11,6 +11,10 @@
  * LAVA's own cases against the classifier's and marks any disagreement
  * as an infra-error. A pass needs LAVA's job to have passed too: only
  * then is the status file's event "done".
+ *
+ * farm lava submit sends the same job to a LAVA lab instead (lavacli
+ * jobs submit, wait, logs --raw): the server's log is the same records
+ * as a YAML list, read the same way.
  */
 #define _GNU_SOURCE
 #include <regex.h>
@@ -25,6 +29,12 @@
 
 /* Where lava-run keeps a job's downloads, by job id (fixed in LAVA). */
 #define LAVA_TMP "/var/lib/lava/dispatcher/tmp"
+
+/* The lab's XML-RPC URI with its credentials, or NULL: run lava-run. */
+static const char *lab_uri;
+
+/* Seconds a job may wait in the lab's queue on top of its own budget. */
+#define LAB_QUEUE_SLACK 120
 
 /* Nested deeper than this, a log record is not one of LAVA's. */
 #define MAX_DEPTH 16
@@ -253,6 +263,11 @@ static void read_line(struct lava_log *l, char *line, size_t len)
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
+	/* the server keeps the records as the items of one YAML list */
+	if (!strncmp(line, "- {", 3)) {
+		line += 2;
+		len -= 2;
+	}
 	rec = parse_record(line, len);
 	if (!rec) {
 		if (len) {
@@ -397,8 +412,9 @@ static void judge(const struct job *j, const struct lava_log *l, int rc)
 
 	if (!l->job) {
 		last = l->other ? l->other : "(no output)";
-		why = xasprintf("lava-run ended (status %d) without a result for the job: %s",
-				rc, last);
+		why = xasprintf("%s ended (status %d) without a result for the job: %s",
+				lab_uri ? "the LAVA lab job" : "lava-run", rc,
+				last);
 		write_verdict(j, why, last);
 		free(why);
 		free(path);
@@ -457,6 +473,90 @@ static int run_lava(const struct job *j, const char *out_dir,
 	return rc;
 }
 
+void lava_lab_use(const char *uri)
+{
+	lab_uri = uri;
+}
+
+/*
+ * lavacli's errors quote the URI, token and all: err is rewritten with
+ * the credentials masked, and its first line appended to log so that
+ * judge() names it.
+ */
+static void lab_error(const char *what, const char *err, const char *log)
+{
+	char *text = read_text(err, 4096), *masked, *cred;
+	const char *at = strchr(lab_uri, '@');
+	FILE *f;
+
+	cred = at ? xasprintf("%.*s", (int)(at - lab_uri), lab_uri) : NULL;
+	masked = str_replace_all(text ? text : "", cred ? cred : "\x01",
+				 "http://<user>:<token>");
+	write_text(err, masked);	/* the job dir keeps no token either */
+	masked[strcspn(masked, "\n")] = '\0';
+	f = fopen(log, "a");
+	if (f) {
+		fprintf(f, "farm: %s: %s\n", what, *masked ? masked : "failed");
+		fclose(f);
+	}
+	free(text);
+	free(masked);
+	free(cred);
+}
+
+/* The lab's id for the submitted job, or NULL after lab_error(). */
+static char *lab_submit(const struct job *j, char *job_yaml, const char *log)
+{
+	char *idf = job_path(j, "lava/lab-job-id"), *id = NULL;
+	char *const argv[] = { "lavacli", "--uri", (char *)lab_uri, "jobs",
+			       "submit", job_yaml, NULL };
+
+	/* lavacli prints the id, or why not, on stdout */
+	if (run_argv(argv, idf, idf, 60) == 0)
+		id = read_text(idf, 64);
+	if (id)
+		id[strcspn(id, "\n")] = '\0';
+	if (!id || !*id || strspn(id, "0123456789") != strlen(id)) {
+		lab_error("lavacli jobs submit", idf, log);
+		free(id);
+		id = NULL;
+	}
+	free(idf);
+	return id;
+}
+
+/* Submit to the lab, wait for the job, fetch its log into log. */
+static int run_lab(const struct job *j, char *job_yaml, const char *log)
+{
+	char *err = job_path(j, "lava/lavacli.err");
+	char *wait_s = xasprintf("%d", (int)job_budget(j) + LAB_QUEUE_SLACK);
+	char *id, *uri = (char *)lab_uri;
+	int rc = 1;
+
+	unlink(log);
+	id = lab_submit(j, job_yaml, log);
+	if (!id)
+		goto out;
+	char *const wait[] = { "lavacli", "--uri", uri, "jobs", "wait",
+			       "--polling", "2", "--timeout", wait_s, id, NULL };
+	char *const logs[] = { "lavacli", "--uri", uri, "jobs", "logs",
+			       "--raw", "--no-follow", id, NULL };
+
+	rc = run_argv(wait, "/dev/null", err, 0);
+	if (rc) {
+		lab_error("lavacli jobs wait", err, log);
+		goto out;
+	}
+	rc = run_argv(logs, log, err, 120);
+	if (rc)
+		lab_error("lavacli jobs logs", err, log);
+out:
+	free(id);
+	free(err);
+	free(wait_s);
+	return rc;
+}
+
 static void walk_init(struct walk *w, const struct job *j)
 {
 	memset(w, 0, sizeof(*w));
@@ -487,7 +587,8 @@ void lava_job_exec(struct job *j, const char *scratch)
 	}
 	if (mkdir_p(out) || render(j, scratch, job_yaml, device_yaml))
 		die("cannot write the LAVA job in %s", out);
-	rc = run_lava(j, out, job_yaml, device_yaml, log);
+	rc = lab_uri ? run_lab(j, job_yaml, log) :
+		       run_lava(j, out, job_yaml, device_yaml, log);
 	if (scratch)
 		unlink(scratch);
 	l.console = fopen(console, "w");

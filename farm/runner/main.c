@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"                [--engine local|lava-run] [--print-qemu]\n"
 	"       farm lava render [the run's --arch/--machine/--workload/--kernel/--variant]\n"
 	"                --out DIR [--base-url URL]\n"
+	"       farm lava submit [the run's options] --url http://HOST:PORT --token-file F\n"
+	"                [--user NAME]   (each cell to a LAVA lab; results as for run)\n"
 	"       farm boot --arch A --machine M --kernel SPEC [--workload W] [--append EXTRA]\n"
 	"  SPEC: a kernel build O= dir or a linux-image .deb\n";
 
@@ -133,6 +135,9 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "engine", required_argument, NULL, 'E' },
 		{ "base-url", required_argument, NULL, 'B' },
 		{ "print-qemu", no_argument, NULL, 'P' },
+		{ "url", required_argument, NULL, 'U' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "user", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -187,6 +192,15 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'P':
 			o->print_qemu = true;
+			break;
+		case 'U':
+			o->lab_url = optarg;
+			break;
+		case 'T':
+			o->token_file = optarg;
+			break;
+		case 'N':
+			o->lab_user = optarg;
 			break;
 		default:
 			usage_error("%s", "bad option");
@@ -323,7 +337,8 @@ static int cmd_run(const struct tables *t, struct run_opts *o)
 	out = o->out ? xstrdup(o->out) : xasprintf("%s/out/farm", farm.top);
 	dir = make_run_dir(out, &id);
 	printf("farm: run %s: %zu jobs, %d at a time, %s engine, in %s\n", id,
-	       n, o->jobs, lava ? "lava-run" : "local", dir);
+	       n, o->jobs, o->lab_url ? "LAVA lab" : lava ? "lava-run" : "local",
+	       dir);
 	set_accel(jobs, n, dir, t);
 	for (i = 0; i < n; i++) {
 		jobs[i].lava = lava;
@@ -346,6 +361,42 @@ static int cmd_lava_render(const struct tables *t, struct run_opts *o)
 		usage_error("%s", "lava render needs --out DIR");
 	jobs = expand(t, o, &n);
 	return lava_render(jobs, n, o->out, o->base_url) ? 1 : 0;
+}
+
+/* http://USER:TOKEN@HOST:PORT/RPC2, the URI lavacli takes. */
+static char *lab_uri(const struct run_opts *o)
+{
+	const char *url = o->lab_url, *rest;
+	char *token, *uri;
+
+	if (!url || !o->token_file)
+		usage_error("%s", "lava submit needs --url and --token-file");
+	if (!strncmp(url, "http://", 7))
+		rest = url + 7;
+	else if (!strncmp(url, "https://", 8))
+		rest = url + 8;
+	else
+		usage_error("--url wants http://HOST:PORT or https://..., got '%s'",
+			    url);
+	token = read_text(o->token_file, 256);
+	if (!token)
+		die("cannot read the token file %s", o->token_file);
+	token[strcspn(token, "\r\n")] = '\0';
+	if (!*token || strpbrk(token, "@/: "))
+		die("token file %s holds no usable token", o->token_file);
+	uri = xasprintf("%.*s%s:%s@%.*s/RPC2", (int)(rest - url), url,
+			o->lab_user ? o->lab_user : "admin", token,
+			(int)strcspn(rest, "/"), rest);
+	free(token);
+	return uri;
+}
+
+/* farm lava submit: farm run through a LAVA lab. */
+static int cmd_lava_submit(const struct tables *t, struct run_opts *o)
+{
+	lava_lab_use(lab_uri(o));
+	o->engine = "lava-run";
+	return cmd_run(t, o);
 }
 
 static int cmd_boot(const struct tables *t, struct run_opts *o)
@@ -402,9 +453,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "list") && argc == 2)
 		return cmd_list(&t);
 	if (!strcmp(argv[1], "lava")) {
-		if (argc < 3 || strcmp(argv[2], "render"))
-			usage_error("%s", "lava wants a subcommand: render");
+		if (argc < 3 || (strcmp(argv[2], "render") &&
+				 strcmp(argv[2], "submit")))
+			usage_error("%s", "lava wants a subcommand: render or submit");
 		parse_opts(&o, argc - 2, argv + 2);
+		if (!strcmp(argv[2], "submit"))
+			return cmd_lava_submit(&t, &o);
 		return cmd_lava_render(&t, &o);
 	}
 	parse_opts(&o, argc - 1, argv + 1);

@@ -127,6 +127,7 @@ struct run_opts {
 	const char *engine;		/* run: local | lava-run */
 	const char *base_url;		/* lava render: http(s) images */
 	bool print_qemu;		/* run: print argv, boot nothing */
+	const char *lab_url, *token_file, *lab_user;	/* lava submit */
 };
 
 /* util.c */

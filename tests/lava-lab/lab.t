@@ -4,8 +4,10 @@
 # machine from the farm's rendered device dictionaries. Jobs the farm
 # renders, submitted with lavacli over 127.0.0.1, reach the device their
 # tag names, boot our kernel, and LAVA's monitors see the agent's result;
-# a bad token, an unreachable server and a bad dictionary are one clear
-# error each; down leaves no daemon behind.
+# farm lava submit runs cells through the lab into a results.json the
+# gate reads, with the same outcomes as the local engine; a bad token,
+# an unreachable server and a bad dictionary are one clear error each
+# (never a pass, never the token in a log); down leaves no daemon behind.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 lab=$top/scripts/lava-lab
@@ -22,7 +24,7 @@ done
 tmp=$(mktemp -d)
 trap '[ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 nmachines=$(jq '.machines | length' "$top/farm/machines.json")
-plan 35
+plan 43
 
 "$top/farm/farm" lava render --workload boot --out "$tmp/render" \
 	>"$tmp/render.out" 2>&1
@@ -84,6 +86,42 @@ job() {
 }
 job x86-intel amd64-farm-desktop
 job arm64-smmuv3 arm64-farm-desktop
+
+# --- farm lava submit: cells through the lab into results.json ---------------
+for k in amd64-farm-server arm64-farm-server; do
+	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] || skip_all "$k is not built"
+done
+"$top/farm/farm" lava submit --url "http://127.0.0.1:$port" \
+	--token-file "$BUILD_DIR/lava-lab/admin-token" \
+	--machine x86-intel --machine arm64-smmuv3 --workload edu-lying \
+	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --kernel "$BUILD_DIR/kernel/amd64-farm-server" \
+	--kernel "$BUILD_DIR/kernel/arm64-farm-desktop" --kernel "$BUILD_DIR/kernel/arm64-farm-server" \
+	--out "$tmp/sub" >"$tmp/sub.out" 2>&1
+sed 's/^/# /' "$tmp/sub.out"
+res=$tmp/sub/latest/results.json
+cell() {
+	jq -r --arg m "$1" --arg f "$2" '.records[] |
+		select(.axes.machine == $m and .axes.flavour == $f) | .outcome' "$res" 2>/dev/null
+}
+for m in x86-intel arm64-smmuv3; do
+	is "$(cell "$m" desktop)" pass "lava submit: $m desktop edu-lying passes through the lab"
+	like "$(cell "$m" server)" '^(iommu-fault|data-corruption)$' \
+		"lava submit: $m server edu-lying is caught through the lab"
+done
+"$top/farm/farm" gate "$tmp/sub/latest" >"$tmp/gate.out" 2>&1
+ok $? "the gate reads the lab's results.json: $(grep VERDICT "$tmp/gate.out")"
+
+echo not-a-token >"$tmp/bad-token"
+"$top/farm/farm" lava submit --url "http://127.0.0.1:$port" --token-file "$tmp/bad-token" \
+	--machine x86-intel --workload boot --kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
+	--out "$tmp/badsub" >"$tmp/badsub.out" 2>&1
+is "$(jq -r '.records[0].outcome' "$tmp/badsub/latest/results.json")" infra-error \
+	"lava submit, bad token: the cell is an infra-error"
+like "$(jq -r '.records[0].reason' "$tmp/badsub/latest/results.json")" \
+	'401 Client Error: Unauthorized for url: http://<user>:<token>@' \
+	"and the reason says 401, with the credentials masked"
+grep -rq not-a-token "$tmp/badsub"
+ok $((!$?)) "no file of the run holds the token"
 
 # --- clear errors ----------------------------------------------------------
 def=$(ls "$tmp/render/"*-x86-intel-amd64-farm-desktop-default-boot.yaml)
