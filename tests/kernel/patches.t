@@ -10,8 +10,12 @@ plan $(($(echo "$series" | wc -l) * 2 + 1))
 mkdir -p "$BUILD_DIR"
 t=$(mktemp -d "$BUILD_DIR/patches-test.XXXXXX")
 trap 'rm -rf "$t"' EXIT
-# Only the files the series touches, plus checkpatch and its data.
-files=$(cd "$top/patches" && sed -n 's|^+++ b/||p' $series | sort -u)
+# Only the files the series touches that exist before it (not those it
+# creates, "--- /dev/null"), plus checkpatch and its data.
+created=$(cd "$top/patches" &&
+	awk '/^--- \/dev\/null$/ { getline; sub(/^\+\+\+ b\//, ""); print }' $series)
+files=$(cd "$top/patches" && sed -n 's|^--- a/||p' $series | sort -u |
+	grep -vxF "$created")
 tar -xf "$tarball" -C "$t" --strip-components=1 --wildcards \
 	$(for f in $files scripts/checkpatch.pl scripts/spelling.txt \
 		scripts/const_structs.checkpatch; do
