@@ -116,6 +116,12 @@ int sac_unload_module(const char *name);
 
 #define SAC_PCI_DIR	"/sys/bus/pci/devices"
 
+/*
+ * Sysfs attribute @attr (may be "dir/file") of PCI device @bdf: read as
+ * one line without its newline, or written; 0 or a negative errno.
+ */
+int sac_pci_attr(const char *bdf, const char *attr, char *buf, size_t size);
+int sac_pci_write(const char *bdf, const char *attr, const char *text);
 /* A hex sysfs attribute of PCI device @bdf (e.g. "vendor"); 0 if absent. */
 unsigned long sac_pci_hex(const char *bdf, const char *attr);
 /* Whether a driver is bound to PCI device @bdf. */

@@ -712,18 +712,50 @@ void sac_identity_json(struct sac_jw *w, const struct sac_identity *id)
 	sac_jw_finish(w);
 }
 
-unsigned long sac_pci_hex(const char *bdf, const char *attr)
+int sac_pci_attr(const char *bdf, const char *attr, char *buf, size_t size)
 {
-	char path[320], buf[32] = "";
+	char path[320];
+	int rc = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", SAC_PCI_DIR, bdf, attr);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
+		return -errno;
+	if (!fgets(buf, size, f))
+		rc = -EIO;
 	fclose(f);
+	if (rc)
+		return rc;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int sac_pci_write(const char *bdf, const char *attr, const char *text)
+{
+	char path[320];
+	int rc = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", SAC_PCI_DIR, bdf, attr);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	/* unbuffered: the kernel's answer to this write is the result */
+	setvbuf(f, NULL, _IONBF, 0);
+	if (fputs(text, f) == EOF)
+		rc = -errno;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+unsigned long sac_pci_hex(const char *bdf, const char *attr)
+{
+	char buf[32];
+
+	if (sac_pci_attr(bdf, attr, buf, sizeof(buf)))
+		return 0;
 	return strtoul(buf, NULL, 16);
 }
 

@@ -372,25 +372,6 @@ static bool bench_once(struct sac_result *r, const char *path,
 	return true;
 }
 
-/* Writes the device's iommu_dma_sac/policy (patch 0003); 0 or -errno. */
-static int set_policy(const char *bdf, const char *policy)
-{
-	char path[128];
-	FILE *f;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "%s/%s/iommu_dma_sac/policy", SAC_PCI_DIR,
-		 bdf);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	if (fputs(policy, f) < 0)
-		rc = -EIO;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc;
-}
-
 /*
  * Map p50 with the trick over map p50 without, each first divided by the
  * control device's map p50 of the same level and run: under TCG the
@@ -428,7 +409,7 @@ static void bench_other_policy(struct sac_result *r, const char *bdf,
 
 	rc = sac_unload_module("sac_iova");
 	if (!rc)
-		rc = set_policy(bdf, policy);
+		rc = sac_pci_write(bdf, "iommu_dma_sac/policy", policy);
 	if (rc) {
 		sac_fail(r, "ab: cannot switch %s to %s: %s (kernel without patch 0003?)",
 			 bdf, policy, strerror(-rc));
@@ -452,7 +433,7 @@ static void bench_other_policy(struct sac_result *r, const char *bdf,
 		sac_fail(r, "sac_iova (%s): %s", policy, alt.status);
 out:
 	r->prefix = NULL;
-	set_policy(bdf, "default");
+	sac_pci_write(bdf, "iommu_dma_sac/policy", "default");
 }
 
 void wl_iova(struct sac_result *r)

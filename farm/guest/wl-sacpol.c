@@ -45,22 +45,10 @@ struct sacpol_dev {
 static int sacpol_attr(const char *bdf, const char *name, char *buf,
 		       size_t size)
 {
-	char path[320];
-	ssize_t n;
-	int fd;
+	char attr[32];
 
-	snprintf(path, sizeof(path), "%s/%s/%s/%s", SAC_PCI_DIR, bdf,
-		 SACPOL_DIR, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
+	snprintf(attr, sizeof(attr), "%s/%s", SACPOL_DIR, name);
+	return sac_pci_attr(bdf, attr, buf, size);
 }
 
 static unsigned long sacpol_count(const char *bdf, const char *name)
@@ -169,18 +157,7 @@ static void sacpol_expect(struct sac_result *r, const struct sacpol_dev *devs,
 
 static int sacpol_write(const char *bdf, const char *text)
 {
-	char path[320];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s/%s/policy", SAC_PCI_DIR, bdf,
-		 SACPOL_DIR);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n < 0 ? -errno : 0;
+	return sac_pci_write(bdf, SACPOL_DIR "/policy", text);
 }
 
 /* "policy/source" of a device now, into buf. */
