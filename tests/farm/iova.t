@@ -4,11 +4,9 @@
 # space is full; always above with the trick off), and the kernel's one
 # line at a device's first fallback above 4 GiB (patch 0002).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-for f in desktop server; do
-	[ -f "$BUILD_DIR/kernel/amd64-farm-$f/.sac-built" ] ||
-		skip_all "amd64-farm-$f not built"
-done
+need_kernels amd64-farm-desktop amd64-farm-server
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan 12

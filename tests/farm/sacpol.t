@@ -9,14 +9,10 @@
 # iommu_dma_sac/. The agent checks policy/source itself (workload fails
 # otherwise); this test checks the numbers behind the claims.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-kernels=''
-for k in amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server; do
-	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] ||
-		skip_all "$k not built (make all-kernels)"
-	kernels="$kernels --kernel $BUILD_DIR/kernel/$k"
-done
+need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 workloads="edu-lying edu-listed edu-declared sac-list-bad"

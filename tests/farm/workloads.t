@@ -4,14 +4,10 @@
 # passes on desktop; the honest driver, blk, nvme and net pass on both;
 # the module's self-check catches a deliberately corrupted byte.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-kernels=''
-for k in amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server; do
-	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] ||
-		skip_all "$k not built (make all-kernels)"
-	kernels="$kernels --kernel $BUILD_DIR/kernel/$k"
-done
+need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 workloads="edu-lying edu-honest blk nvme net"

@@ -10,6 +10,7 @@
 # (never a pass, never the token in a log); down leaves no daemon behind.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 lab=$top/scripts/lava-lab
 port=${LAVA_LAB_PORT:-8000}
 for c in lava-server lava-worker lavacli; do
@@ -17,10 +18,7 @@ for c in lava-server lava-worker lavacli; do
 done
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 [ "$(id -u)" = 0 ] || skip_all "the lab runs as root"
-for k in amd64-farm-desktop arm64-farm-desktop; do
-	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] ||
-		skip_all "$k is not built (make all-kernels)"
-done
+need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 tmp=$(mktemp -d)
 trap '[ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 nmachines=$(jq '.machines | length' "$top/farm/machines.json")
@@ -88,14 +86,11 @@ job x86-intel amd64-farm-desktop
 job arm64-smmuv3 arm64-farm-desktop
 
 # --- farm lava submit: cells through the lab into results.json ---------------
-for k in amd64-farm-server arm64-farm-server; do
-	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] || skip_all "$k is not built"
-done
+# shellcheck disable=SC2086
 "$top/farm/farm" lava submit --url "http://127.0.0.1:$port" \
 	--token-file "$BUILD_DIR/lava-lab/admin-token" \
 	--machine x86-intel --machine arm64-smmuv3 --workload edu-lying \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --kernel "$BUILD_DIR/kernel/amd64-farm-server" \
-	--kernel "$BUILD_DIR/kernel/arm64-farm-desktop" --kernel "$BUILD_DIR/kernel/arm64-farm-server" \
+	$kernels \
 	--out "$tmp/sub" >"$tmp/sub.out" 2>&1
 sed 's/^/# /' "$tmp/sub.out"
 res=$tmp/sub/latest/results.json

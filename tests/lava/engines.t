@@ -9,16 +9,12 @@
 # cannot start is an infra-error saying so: never a pass.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v lava-run >/dev/null || skip_all "lava-run missing (make deps: lava-dispatcher)"
 [ "$(id -u)" = 0 ] || skip_all "lava-run must run as root"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-kernels=''
-for k in amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server; do
-	[ -f "$BUILD_DIR/kernel/$k/.sac-built" ] ||
-		skip_all "$k not built (make all-kernels)"
-	kernels="$kernels --kernel $BUILD_DIR/kernel/$k"
-done
+need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 desktop=$BUILD_DIR/kernel/amd64-farm-desktop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
