@@ -2,7 +2,7 @@
 ARCH     ?= amd64
 ARCHES   ?= amd64 arm64
 BASE     ?= farm
-FLAVOURS ?= $(basename $(notdir $(wildcard config-fragments/*.config)))
+FLAVOURS ?= $(shell scripts/flavours)
 BUILD_DIR ?= $(CURDIR)/build
 export BUILD_DIR
 
@@ -23,6 +23,7 @@ $(HOST)/%: tools/%.c
 	$(CC) $(CFLAGS) -o $@ $<
 
 include debian/debs.mk
+include farm/common/common.mk
 include farm/gate/gate.mk
 include farm/classify/classify.mk
 include farm/guest/guest.mk
@@ -89,3 +90,39 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD_DIR)/kernel $(BUILD_DIR)/logs $(BUILD_DIR)/host
+
+# make help: the targets a user runs and the variables they take, one
+# line each: a target meant for users gets its line here.
+define HELP
+usage: make [TARGET]... [VARIABLE=VALUE]...   (no target: kernels)
+targets:
+  farm               build the farm-base .debs, boot the default matrix on them, gate it
+  check              everything CI runs: all kernels, release checks, .debs, all tests
+  check-quick        the unit tests alone (tests/quick), no kernel build
+  kernels            build FLAVOURS for ARCH on BASE (scripts/kernel-build)
+  all-kernels        kernels for every arch in ARCHES
+  release-check      Debian's config + each flavour, compiling dma-iommu.o only
+  all-release-check  release-check for every arch in ARCHES
+  debs               the kernel packages of FLAVOURS for ARCH, into out/debs/ARCH
+  all-debs           debs for every arch in ARCHES
+  check-debs         all-debs, then the package tests (tests/debs)
+  check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
+  bench              bench-build for every arch, then bench-farm and bench-iova
+  bench-build        kernel build times for ARCH (cold, warm, no-op)
+  bench-farm         boot-to-agent times and the default matrix's wall time
+  bench-iova         the iova-bench workload with the SAC trick on and off
+  farm-tools         the farm's runner, classifier, guest agents and modules
+  deps               install debian/control's Build-Depends when missing (root)
+  clean              remove $$BUILD_DIR's kernels, logs and host tools
+  help               this text
+variables (each with its value now):
+  ARCH       one arch, amd64 (native) or arm64 (cross): $(ARCH)
+  ARCHES     the arches of the all-* targets: $(ARCHES)
+  FLAVOURS   any of scripts/flavours (config-fragments/*.config): $(FLAVOURS)
+  BASE       farm (tinyconfig + base/farm-*.config) or release (Debian's config): $(BASE)
+  BUILD_DIR  where everything built goes: $(BUILD_DIR)
+endef
+
+.PHONY: help
+help:
+	@: $(info $(HELP))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "stages.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -743,18 +744,17 @@ static void judge(struct scan *s, struct verdict *v, struct ev *tmp)
 /* The last stage reached, in the order the console driver walks them. */
 static json_t *last_stage(const struct scan *s)
 {
-	static const char *const fixed[] = { "kernel", "iommu", "agent" };
-	const char *last = NULL;
-	size_t i;
+	const char *last = NULL, *name;
+	size_t i, k;
 
-	for (i = 0; i < 3; i++)
-		if (json_object_get(s->timings, fixed[i]))
-			last = fixed[i];
-	for (i = 0; i < s->job->n_workloads; i++)
-		if (json_object_get(s->timings, s->job->workloads[i]))
-			last = s->job->workloads[i];
-	if (json_object_get(s->timings, "poweroff"))
-		last = "poweroff";
+	for (i = 0; i < n_stages; i++) {
+		for (k = 0; k < (stages[i].name ? 1 : s->job->n_workloads); k++) {
+			name = stages[i].name ? stages[i].name :
+			       s->job->workloads[k];
+			if (json_object_get(s->timings, name))
+				last = name;
+		}
+	}
 	return last ? json_string(last) : json_null();
 }
 

@@ -11,30 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "boot.h"
+#include "engine.h"
 #include "runner.h"
 
 #define PROBE_SECONDS 15
-
-const char *accel_name(enum accel a)
-{
-	return a == ACCEL_KVM ? "kvm" : "tcg";
-}
-
-const char *host_arch(void)
-{
-	static struct utsname u;
-
-	uname(&u);
-	if (!strcmp(u.machine, "x86_64"))
-		return "amd64";
-	if (!strcmp(u.machine, "aarch64"))
-		return "arm64";
-	return u.machine;
-}
 
 static bool cpu_has_virt(void)
 {
@@ -54,7 +38,8 @@ static bool probe_boot(const char *dir, const char *arch,
 		       const struct kernel *k, const struct tables *t)
 {
 	static struct variant none = { "default", "" };
-	struct job j = { .index = 0, .k = k, .v = &none, .accel = ACCEL_KVM };
+	struct job j = { .index = 0, .k = k, .v = &none, .accel = ACCEL_KVM,
+			 .engine = &engine_local };
 	const char *outcome;
 	double end;
 	size_t i;
@@ -67,8 +52,8 @@ static bool probe_boot(const char *dir, const char *arch,
 	if (!j.m || !j.w)
 		return false;
 	snprintf(j.id, sizeof(j.id), "kvm-probe-%s", arch);
-	j.initramfs = initramfs_get(k, j.w, &j.skip_reason);
-	if (!j.initramfs)
+	j.skip_reason = j.w->boot->prepare(&j);
+	if (j.skip_reason)
 		return false;
 	job_prepare(&j, dir);
 	j.pid = fork();
@@ -76,13 +61,14 @@ static bool probe_boot(const char *dir, const char *arch,
 		return false;
 	if (j.pid == 0) {
 		setpgid(0, 0);
-		job_exec(&j);
+		job_run(&j);
 	}
 	setpgid(j.pid, j.pid);
 	end = now_s() + PROBE_SECONDS + 10;
 	while (waitpid(j.pid, &st, WNOHANG) == 0) {
 		if (now_s() > end) {
 			kill(-j.pid, SIGKILL);
+			job_kill_qemu(&j);
 			waitpid(j.pid, &st, 0);
 			break;
 		}

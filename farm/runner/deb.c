@@ -2,7 +2,8 @@
 /*
  * A linux-image .deb as a kernel under test: checked with dpkg-deb,
  * unpacked once into $BUILD_DIR/farm-cache/deb/, never installed. The
- * helpers that read and unpack a .deb serve headers.c too.
+ * helpers that read and unpack a .deb serve headers.c too; what the
+ * kernel inside is, kernel.c decides.
  */
 #define _GNU_SOURCE
 #include <glob.h>
@@ -71,16 +72,17 @@ void deb_info_free(struct deb_info *d)
 	memset(d, 0, sizeof(*d));
 }
 
-char *file_sha16(const char *path)
+/* The file's sha256 as 64 hex digits; the farm's cache names use 16. */
+char *file_sha256(const char *path)
 {
 	char *tmp = xasprintf("%s/deb-sha.%d", farm.cache, getpid());
 	char *const argv[] = { "sha256sum", (char *)path, NULL };
 	char *out = capture(argv, tmp);
 
 	free(tmp);
-	if (!out || strlen(out) < 16)
+	if (!out || strspn(out, "0123456789abcdef") < 64)
 		die("cannot checksum %s", path);
-	out[16] = '\0';
+	out[64] = '\0';
 	return out;
 }
 
@@ -195,9 +197,14 @@ static void depmod_tree(const struct kernel *k)
 	free(log);
 }
 
-int deb_unpack(struct kernel *k, const char *path)
+/*
+ * A linux-image .deb as the kernel k: unpacked into the cache, k's
+ * package fields, image, config and module tree set. *deb_arch is the
+ * package's architecture, for the caller to hold against the config.
+ */
+void deb_unpack(struct kernel *k, const char *path, char **deb_arch)
 {
-	char *sum, *root, *base, *want;
+	char *root, *base, *want;
 	struct deb_info d;
 	json_t *debs;
 
@@ -210,15 +217,14 @@ int deb_unpack(struct kernel *k, const char *path)
 	if (strcmp(d.arch, "amd64") && strcmp(d.arch, "arm64"))
 		die("kernel %s: architecture %s is not one the farm boots (amd64, arm64)",
 		    path, d.arch);
-	sum = file_sha16(path);
-	root = xasprintf("%s/deb/%s_%s_%s-%s", farm.cache, d.package, d.version,
-			 d.arch, sum);
-	want = xasprintf("%s %s\n", sum, strrchr(root, '/') + 1);
+	k->sha256 = file_sha256(path);
+	root = xasprintf("%s/deb/%s_%s_%s-%.16s", farm.cache, d.package,
+			 d.version, d.arch, k->sha256);
+	want = xasprintf("%.16s %s\n", k->sha256, strrchr(root, '/') + 1);
 	debs = json_pack("[s]", path);
 	deb_extract(debs, root, want, NULL);
 	json_decref(debs);
 	free(want);
-	free(sum);
 
 	k->name = xstrdup(d.package);
 	k->id = xstrdup(strrchr(root, '/') + 1);
@@ -233,11 +239,6 @@ int deb_unpack(struct kernel *k, const char *path)
 	k->moddir = root;
 	depmod_tree(k);
 	k->gen_init_cpio = gen_init_cpio_for_debs();
-	kernel_identify(k);
-	if (strcmp(k->arch, d.arch))
-		die("kernel %s: package says %s but its config is %s", path,
-		    d.arch, k->arch);
-	headers_search_add(path);
+	*deb_arch = xstrdup(d.arch);
 	deb_info_free(&d);
-	return 0;
 }

@@ -249,8 +249,8 @@ static char *members_of(json_t *debs)
 	json_array_foreach(debs, i, e) {
 		const char *path = json_string_value(e);
 
-		sum = file_sha16(path);
-		line = xasprintf("%s%s %s\n", text, sum, strrchr(path, '/') + 1);
+		sum = file_sha256(path);
+		line = xasprintf("%s%.16s %s\n", text, sum, strrchr(path, '/') + 1);
 		free(sum);
 		free(text);
 		text = line;
@@ -258,15 +258,18 @@ static char *members_of(json_t *debs)
 	return text;
 }
 
-/* The farm module sources: Kbuild and the .c files it lists. */
+/* The farm module sources: Kbuild, the .c files it lists, their headers. */
 static void module_sources(glob_t *g)
 {
 	char *c = xasprintf("%s/farm/module/*.c", farm.top);
+	char *h = xasprintf("%s/farm/module/*.h", farm.top);
 	char *kbuild = xasprintf("%s/farm/module/Kbuild", farm.top);
 
 	if (glob(c, 0, NULL, g) || glob(kbuild, GLOB_APPEND, NULL, g))
 		die("no farm module sources (%s, %s)", c, kbuild);
+	glob(h, GLOB_APPEND, NULL, g);
 	free(c);
+	free(h);
 	free(kbuild);
 }
 

@@ -1,50 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One job: one guest boot running one workload. The worker process makes
- * the scratch disk, runs farm/console.exp around QEMU, makes sure QEMU is
- * gone, deletes the disk and runs the classifier; the parent turns the
- * classifier's verdict into the job's record.
+ * One job: one guest boot running one workload. Here is what every
+ * engine shares: the job's directory, nonce and command line, its stage
+ * timeouts, the QEMU command built from the machine's words and the boot
+ * method's images, and turning the classifier's verdict into the job's
+ * record. Which engine drives the guest is the job's engine's business.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "runner.h"
-#include "lava.h"
+#include "stages.h"
 
 /* Seconds to spare past the stage timeouts before a job is killed. */
 #define DEADLINE_SLACK 10
 
-static int stage_secs(const struct job *j, double base)
+const char *accel_name(enum accel a)
 {
-	double s = base;
+	return a == ACCEL_KVM ? "kvm" : "tcg";
+}
+
+/* A stage's timeout: the machine's (by key) or the workload's, scaled. */
+int job_stage_secs(const struct job *j, const char *timeout_key)
+{
+	double s = timeout_key ?
+		   json_number_value(json_object_get(j->m->timeouts,
+						     timeout_key)) :
+		   j->w->timeout;
 
 	if (j->accel == ACCEL_TCG)
 		s *= j->m->tcg_scale;
 	return (int)(s + 0.999);
 }
 
-/* A machine stage's timeout (kernel, iommu, agent, poweroff), scaled. */
-int job_machine_stage(const struct job *j, const char *stage)
-{
-	return stage_secs(j, json_number_value(json_object_get(j->m->timeouts,
-								stage)));
-}
-
-int job_workload_secs(const struct job *j)
-{
-	return stage_secs(j, j->w->timeout);
-}
-
 /* Every stage's timeout added up, plus slack: the job's hard deadline. */
 double job_budget(const struct job *j)
 {
-	return job_machine_stage(j, "kernel") + job_machine_stage(j, "iommu") +
-	       job_machine_stage(j, "agent") + job_workload_secs(j) +
-	       job_machine_stage(j, "poweroff") + DEADLINE_SLACK;
+	double secs = DEADLINE_SLACK;
+	size_t i;
+
+	for (i = 0; i < n_stages; i++)
+		secs += job_stage_secs(j, stages[i].timeout);
+	return secs;
 }
 
 void job_new_nonce(char *out)
@@ -66,6 +69,22 @@ void job_prepare(struct job *j, const char *run_dir)
 	if (mkdir_p(j->dir))
 		die("cannot create %s", j->dir);
 	job_new_nonce(j->nonce);
+}
+
+/* The cell's axes as the policy matches them. */
+void job_cell_key(const struct job *j, struct cell_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	snprintf(key->flavour, sizeof(key->flavour), "%s", j->k->flavour);
+	snprintf(key->arch, sizeof(key->arch), "%s", j->m->arch);
+	snprintf(key->machine, sizeof(key->machine), "%s", j->m->id);
+	snprintf(key->workload, sizeof(key->workload), "%s", j->w->name);
+	snprintf(key->variant, sizeof(key->variant), "%s", j->v->name);
+}
+
+char *job_path(const struct job *j, const char *name)
+{
+	return xasprintf("%s/%s", j->dir, name);
 }
 
 static void add_words(char *s, size_t cap, const char *w)
@@ -130,34 +149,83 @@ json_t *job_qemu_machine_words(const struct job *j)
 	return a;
 }
 
-/* The workload's devices with {scratch} and {nonce} filled in. */
-json_t *job_qemu_device_words(const struct job *j, const char *scratch)
+/* Words with the job's {nonce} and {cmdline} filled in, in place. */
+static void fill_job_words(const struct job *j, json_t *words)
 {
-	json_t *a = json_array(), *e;
+	char *cmdline = job_cmdline(j);
+	json_t *e;
 	size_t i;
 
-	json_array_foreach(j->w->devices, i, e) {
-		char *s1 = str_replace_all(json_string_value(e), "{scratch}",
-					   scratch ? scratch : "");
-		char *s2 = str_replace_all(s1, "{nonce}", j->nonce);
+	json_array_foreach(words, i, e) {
+		char *a = str_replace_all(json_string_value(e), "{nonce}",
+					  j->nonce);
+		char *b = str_replace_all(a, "{cmdline}", cmdline);
 
-		push(a, s2);
-		free(s1);
-		free(s2);
+		json_array_set_new(words, i, json_string(b));
+		free(a);
+		free(b);
 	}
-	return a;
+	free(cmdline);
 }
 
 /*
- * The QEMU command: the machine's words, the kernel with its command
- * line, the initramfs, the workload's devices, in the order a LAVA job
- * reassembles them (farm/lava/README.md), and a timeout wrapper so not
- * even a lost expect leaves QEMU running.
+ * The boot method's images, then the workload's scratch disk as one
+ * more image carrying the devices; without a disk the devices ride on
+ * the last image. Each {"label", "path", "words"}; a word's {label}
+ * stands for the image's file, and the job's {nonce} and {cmdline} are
+ * filled in.
+ */
+json_t *job_images(const struct job *j, const char *scratch)
+{
+	json_t *images = json_deep_copy(j->boot_images), *last, *img;
+	json_t *devices = json_deep_copy(j->w->devices);
+	size_t i;
+
+	json_array_foreach(images, i, img)
+		fill_job_words(j, json_object_get(img, "words"));
+	fill_job_words(j, devices);
+	if (scratch) {
+		json_array_append_new(images,
+				      json_pack("{s:s, s:s, s:O}", "label",
+						"scratch", "path", scratch,
+						"words", devices));
+	} else {
+		last = json_array_get(images, json_array_size(images) - 1);
+		json_array_extend(json_object_get(last, "words"), devices);
+	}
+	json_decref(devices);
+	return images;
+}
+
+/* Each image's words with {label} replaced by its path. */
+static void push_image_words(json_t *a, json_t *images)
+{
+	json_t *img, *w;
+	size_t i, k;
+
+	json_array_foreach(images, i, img) {
+		char *ph = xasprintf("{%s}", jstr(img, "label", ""));
+
+		json_array_foreach(json_object_get(img, "words"), k, w) {
+			char *s = str_replace_all(json_string_value(w), ph,
+						  jstr(img, "path", ""));
+
+			push(a, s);
+			free(s);
+		}
+		free(ph);
+	}
+}
+
+/*
+ * The QEMU command: the machine's words, then the images' words, in the
+ * order a LAVA job reassembles them (farm/lava/README.md), and a timeout
+ * wrapper so not even a lost console driver leaves QEMU running.
  */
 char **job_qemu_argv(const struct job *j, const char *scratch)
 {
-	json_t *a = json_array();
-	char *cmdline = job_cmdline(j), buf[32], **argv;
+	json_t *a = json_array(), *images = job_images(j, scratch);
+	char buf[32], **argv;
 
 	push(a, "timeout");
 	if (j->interactive) {
@@ -171,23 +239,17 @@ char **job_qemu_argv(const struct job *j, const char *scratch)
 	}
 	push(a, j->m->qemu);
 	push_all_new(a, job_qemu_machine_words(j));
-	push(a, "-kernel");
-	push(a, j->k->image);
-	push(a, "-append");
-	push(a, cmdline);
-	push(a, "-initrd");
-	push(a, j->initramfs);
-	push_all_new(a, job_qemu_device_words(j, scratch));
+	push_image_words(a, images);
 	if (j->dir) {
-		char *pid = xasprintf("%s/qemu.pid", j->dir);
+		char *pid = job_path(j, "qemu.pid");
 
 		push(a, "-pidfile");
 		push(a, pid);
 		free(pid);
 	}
 	argv = argv_from_json(a);
+	json_decref(images);
 	json_decref(a);
-	free(cmdline);
 	return argv;
 }
 
@@ -198,7 +260,7 @@ static char *make_scratch(const struct job *j)
 
 	if (!j->w->scratch_mib)
 		return NULL;
-	path = xasprintf("%s/scratch.img", j->dir);
+	path = job_path(j, "scratch.img");
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)j->w->scratch_mib << 20))
 		die("cannot create %s", path);
@@ -206,48 +268,43 @@ static char *make_scratch(const struct job *j)
 	return path;
 }
 
-/* expect console.exp LOG STATUS NONCE RE T_K T_I T_A T_W T_P W -- QEMU... */
-static char **console_argv(const struct job *j, char **qemu)
+/*
+ * QEMU runs in a session of its own under the console driver, out of
+ * reach of a process-group kill: it writes its pid to qemu.pid, and
+ * whoever ends a job makes sure that process is gone. The pid is
+ * trusted only while its /proc entry still names a qemu binary.
+ */
+void job_kill_qemu(const struct job *j)
 {
-	json_t *a = json_array();
-	char buf[64], *p, **argv, **q;
+	char *pidfile = job_path(j, "qemu.pid");
+	char *text = read_text(pidfile, 32), *cmd, *path;
+	long pid = text ? strtol(text, NULL, 10) : 0;
 
-	push(a, "expect");
-	push(a, farm.console_exp);
-	p = xasprintf("%s/console.log", j->dir);
-	push(a, p);
-	free(p);
-	p = xasprintf("%s/status", j->dir);
-	push(a, p);
-	free(p);
-	push(a, j->nonce);
-	push(a, j->m->iommu_regex);
-	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "kernel"));
-	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "iommu"));
-	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "agent"));
-	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", job_workload_secs(j));
-	push(a, buf);
-	snprintf(buf, sizeof(buf), "%d", job_machine_stage(j, "poweroff"));
-	push(a, buf);
-	push(a, j->w->name);
-	push(a, "--");
-	for (q = qemu; *q; q++)
-		push(a, *q);
-	argv = argv_from_json(a);
-	json_decref(a);
-	return argv;
+	free(text);
+	free(pidfile);
+	if (pid <= 1)
+		return;
+	path = xasprintf("/proc/%ld/cmdline", pid);
+	cmd = read_text(path, 256);
+	free(path);
+	if (cmd && strstr(cmd, "qemu-system-"))
+		kill((pid_t)pid, SIGKILL);
+	free(cmd);
+}
+
+/* In the worker process: the job's scratch disk, then its engine. */
+void job_run(struct job *j)
+{
+	j->engine->exec(j, make_scratch(j));
 }
 
 /* classify --log --status ... > classify.json, in the job dir. */
 void job_classify(const struct job *j)
 {
-	char *log = xasprintf("%s/console.log", j->dir);
-	char *status = xasprintf("%s/status", j->dir);
-	char *out = xasprintf("%s/classify.json", j->dir);
-	char *err = xasprintf("%s/classify.err", j->dir);
+	char *log = job_path(j, "console.log");
+	char *status = job_path(j, "status");
+	char *out = job_path(j, "classify.json");
+	char *err = job_path(j, "classify.err");
 	char *const argv[] = { farm.classify, "--log", log, "--status", status,
 			 "--nonce", (char *)j->nonce, "--workloads",
 			 (char *)j->w->name, "--job-id", (char *)j->id, NULL };
@@ -260,35 +317,11 @@ void job_classify(const struct job *j)
 	free(err);
 }
 
-/* In the worker process: boot, drive, clean up, classify. */
-void job_exec(struct job *j)
-{
-	char *scratch = make_scratch(j);
-	char *drv, *pid, **qemu, **argv;
-	int rc;
-
-	if (j->lava)
-		lava_job_exec(j, scratch);
-	qemu = job_qemu_argv(j, scratch);
-	argv = console_argv(j, qemu);
-	drv = xasprintf("%s/console-driver.log", j->dir);
-	pid = xasprintf("%s/qemu.pid", j->dir);
-	rc = run_argv(argv, drv, drv, job_budget(j) + 5);
-	kill_pidfile(pid);
-	if (scratch)
-		unlink(scratch);
-	job_classify(j);
-	argv_free(argv);
-	argv_free(qemu);
-	_exit(rc < 0 ? 1 : 0);
-}
-
 /* farm boot: QEMU on the terminal (Ctrl-A X quits), no console driver. */
 int job_boot(struct job *j)
 {
 	char *scratch = make_scratch(j);
 	char **argv = job_qemu_argv(j, scratch);
-	char *pid = xasprintf("%s/qemu.pid", j->dir);
 	char **a;
 	int rc;
 
@@ -297,11 +330,11 @@ int job_boot(struct job *j)
 		fprintf(stderr, " %s", *a);
 	fputs("\nfarm: Ctrl-A X ends the guest\n", stderr);
 	rc = run_argv(argv, NULL, NULL, 0);
-	kill_pidfile(pid);
+	job_kill_qemu(j);
 	if (scratch)
 		unlink(scratch);
 	argv_free(argv);
-	free(pid);
+	free(scratch);
 	return rc;
 }
 
@@ -323,12 +356,12 @@ static char *last_line(const char *path)
 /* Parent side: read the verdict and add the job's axes and context. */
 void job_collect(struct job *j)
 {
-	char *path = xasprintf("%s/classify.json", j->dir);
+	char *path = job_path(j, "classify.json");
 	json_t *r = json_load_file(path, 0, NULL);
 
 	free(path);
 	if (!json_is_object(r)) {
-		char *err = xasprintf("%s/classify.err", j->dir);
+		char *err = job_path(j, "classify.err");
 		char *why = last_line(err);
 
 		json_decref(r);

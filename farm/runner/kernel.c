@@ -69,26 +69,17 @@ char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 	return NULL;
 }
 
-static char *flavour_from(const char *name, const char *localversion)
+/*
+ * Our flavour kernels say what they are in their local version
+ * (config-fragments/F.config sets -sac-F); any other kernel is "stock".
+ */
+static char *flavour_of(const struct kernel *k)
 {
-	json_t *fl = flavours_list(), *e;
-	const char *dash = strrchr(name, '-');
-	char *out = NULL;
-	size_t i;
+	const char *lv = kernel_option(k, "CONFIG_LOCALVERSION");
 
-	json_array_foreach(fl, i, e) {
-		const char *f = json_string_value(e);
-		char *lv = xasprintf("-sac-%s", f);
-
-		if ((dash && !strcmp(dash + 1, f)) ||
-		    (localversion && !strcmp(localversion, lv)))
-			out = xstrdup(f);
-		free(lv);
-		if (out)
-			break;
-	}
-	json_decref(fl);
-	return out ? out : xstrdup("stock");
+	if (lv && !strncmp(lv, "-sac-", 5) && lv[5])
+		return xstrdup(lv + 5);
+	return xstrdup("stock");
 }
 
 static const char *arch_of(const struct kernel *k)
@@ -101,7 +92,7 @@ static const char *arch_of(const struct kernel *k)
 }
 
 /* Fills arch, flavour and kconfig from k->config; dies with why not. */
-void kernel_identify(struct kernel *k)
+static void kernel_identify(struct kernel *k)
 {
 	const char *arch;
 
@@ -113,8 +104,7 @@ void kernel_identify(struct kernel *k)
 		die("kernel %s: neither x86_64 nor arm64 (config %s)", k->spec,
 		    k->config);
 	k->arch = xstrdup(arch);
-	k->flavour = flavour_from(k->name,
-				  kernel_option(k, "CONFIG_LOCALVERSION"));
+	k->flavour = flavour_of(k);
 }
 
 static void odir_open(struct kernel *k, const char *dir)
@@ -154,7 +144,20 @@ static void odir_open(struct kernel *k, const char *dir)
 	k->gen_init_cpio = xasprintf("%s/usr/gen_init_cpio", real);
 	if (!is_file(k->gen_init_cpio))
 		die("kernel %s: no usr/gen_init_cpio", k->spec);
+}
+
+/* A linux-image .deb: unpacked, its config's arch the package's. */
+static void deb_open(struct kernel *k, const char *path)
+{
+	char *deb_arch;
+
+	deb_unpack(k, path, &deb_arch);
 	kernel_identify(k);
+	if (strcmp(k->arch, deb_arch))
+		die("kernel %s: package says %s but its config is %s", path,
+		    deb_arch, k->arch);
+	free(deb_arch);
+	headers_search_add(path);
 }
 
 struct kernel *kernel_open(const char *spec)
@@ -163,13 +166,32 @@ struct kernel *kernel_open(const char *spec)
 
 	k->spec = xstrdup(spec);
 	k->farm_modules = xcalloc(1, sizeof(*k->farm_modules));
-	if (is_dir(spec))
+	if (is_dir(spec)) {
 		odir_open(k, spec);
-	else if (is_file(spec))
-		deb_unpack(k, spec);
-	else
+		kernel_identify(k);
+	} else if (is_file(spec)) {
+		deb_open(k, spec);
+	} else {
 		die("kernel %s: no such build directory or .deb file", spec);
+	}
 	return k;
+}
+
+/* What results.json says of a kernel (farm/PROTOCOL.md). */
+json_t *kernel_describe(const struct kernel *k)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", k->name,
+			      "spec", k->spec, "arch", k->arch, "flavour",
+			      k->flavour, "release", k->release);
+	const char *base = strrchr(k->spec, '/');
+
+	if (!k->sha256)
+		return o;
+	json_object_set_new(o, "package", json_string(k->name));
+	json_object_set_new(o, "version", json_string(k->version));
+	json_object_set_new(o, "file", json_string(base ? base + 1 : k->spec));
+	json_object_set_new(o, "sha256", json_string(k->sha256));
+	return o;
 }
 
 /* Our farm kernels that finished building: those with a .sac-built stamp. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "runner.h"
 
 /* An empty filter selects everything. */
@@ -63,26 +64,25 @@ static void job_check(struct job *j)
 		j->skip_reason = why;
 		return;
 	}
-	j->initramfs = initramfs_get(j->k, j->w, &why);
-	if (!j->initramfs) {
+	why = j->w->boot->prepare(j);
+	if (why) {
 		j->preset = "infra-error";
-		j->skip_reason = xasprintf("farm: cannot pack the initramfs: %s (build it first)",
-					   why);
+		j->skip_reason = xasprintf("farm: cannot prepare the %s boot: %s (build it first)",
+					   j->w->boot->name, why);
 		free(why);
 	}
 }
 
 static void job_add(struct job **jobs, size_t *n, size_t *cap,
-		    const struct machine *m, const struct kernel *k,
-		    const struct variant *v, const struct workload *w)
+		    const struct run_opts *o, const struct machine *m,
+		    const struct kernel *k, const struct variant *v,
+		    const struct workload *w)
 {
 	struct job *j;
 
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
-		*jobs = realloc(*jobs, *cap * sizeof(**jobs));
-		if (!*jobs)
-			die("out of memory");
+		*jobs = xrealloc(*jobs, *cap * sizeof(**jobs));
 	}
 	j = &(*jobs)[(*n)++];
 	memset(j, 0, sizeof(*j));
@@ -91,6 +91,7 @@ static void job_add(struct job **jobs, size_t *n, size_t *cap,
 	j->k = k;
 	j->v = v;
 	j->w = w;
+	j->engine = o->engine;
 	snprintf(j->id, sizeof(j->id), "%03d-%s-%s-%s-%s", j->index, m->id,
 		 k->name, v->name, w->name);
 	job_check(j);
@@ -121,7 +122,7 @@ struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
 					if (!selected(o->workloads, w->name) ||
 					    !workload_applies(w, m))
 						continue;
-					job_add(&jobs, &n, &cap, m, k,
+					job_add(&jobs, &n, &cap, o, m, k,
 						&o->variants[vi], w);
 				}
 		}

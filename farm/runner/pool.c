@@ -37,11 +37,8 @@ static void wait_a_little(void)
 
 static void kill_job(struct job *j)
 {
-	char *pid = xasprintf("%s/qemu.pid", j->dir);
-
 	kill(-j->pid, SIGKILL);
-	kill_pidfile(pid);
-	free(pid);
+	job_kill_qemu(j);
 }
 
 static void start(struct job *j)
@@ -55,7 +52,7 @@ static void start(struct job *j)
 	if (j->pid == 0) {
 		sigprocmask(SIG_UNBLOCK, &stop_signals, NULL);
 		setpgid(0, 0);
-		job_exec(j);
+		job_run(j);
 	}
 	setpgid(j->pid, j->pid);
 }

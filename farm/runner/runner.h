@@ -3,7 +3,9 @@
  * farm-runner: boots one QEMU guest per (arch, machine, kernel, variant,
  * workload) cell and collects one classified record per job. What a
  * machine is lives in farm/machines.json, what a workload is lives in
- * farm/workloads.json; this program knows neither.
+ * farm/workloads.json, what each cell must do lives in farm/policy.conf;
+ * this program knows none of them. How a guest boots is a boot method
+ * (boot.h), how a job is driven is an engine (engine.h).
  */
 #ifndef FARM_RUNNER_H
 #define FARM_RUNNER_H
@@ -13,18 +15,23 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define __printf(a, b) __attribute__((__format__(__printf__, a, b)))
-#define __noreturn __attribute__((__noreturn__))
+#include "json.h"
+#include "policy.h"
+#include "util.h"
+
 #define NONCE_LEN 16
 
-/* Paths every part needs, fixed once at start-up. */
+struct boot_method;
+struct engine;
+
+/* Paths and tables every part needs, fixed once at start-up. */
 struct farm_paths {
 	char *top;		/* the source tree (farm/.. ) */
 	char *build;		/* $BUILD_DIR */
 	char *cache;		/* $BUILD_DIR/farm-cache */
 	char *console_exp;	/* farm/console.exp */
 	char *classify;		/* $BUILD_DIR/host/classify */
+	struct policy policy;	/* farm/policy.conf */
 };
 
 extern struct farm_paths farm;
@@ -48,11 +55,11 @@ struct workload {
 	const char *name;
 	const char *cmdline;
 	const char *farm_module;	/* NULL: none */
+	const struct boot_method *boot;	/* "boot": how its guest boots */
 	json_t *devices;		/* argv words with {placeholders} */
 	json_t *machines;		/* machine ids, arches or "*" */
 	json_t *requires;		/* CONFIG_ names, y or m */
 	json_t *modules;		/* in-tree modules, load order */
-	json_t *expect;			/* flavour -> outcome */
 	int timeout;
 	int scratch_mib;
 };
@@ -78,6 +85,7 @@ struct kernel {
 	char *name;		/* axis value: O= dir name or deb package */
 	char *id;		/* unique: names its cache and module dirs */
 	char *version;		/* the .deb's package version, or NULL */
+	char *sha256;		/* the .deb's checksum, or NULL */
 	char *arch;		/* amd64 | arm64 */
 	char *flavour;		/* desktop, server, ... or "stock" */
 	char *release;		/* uname -r */
@@ -104,17 +112,18 @@ struct job {
 	const struct workload *w;
 	const struct kernel *k;
 	const struct variant *v;
+	const struct engine *engine;
 	enum accel accel;
 	bool interactive;		/* farm boot: console on the terminal */
-	bool lava;			/* run through lava-run (lava.h) */
 	const char *preset;		/* skip | infra-error: not booted */
 	char *skip_reason;		/* why */
-	char *initramfs;
+	json_t *boot_images;		/* the boot method's: see boot.h */
 	char *dir;			/* jobs/<id> */
 	char nonce[NONCE_LEN + 1];
 	pid_t pid;			/* worker, 0 when not running */
 	double started, deadline;
 	json_t *record;
+	struct judgement judged;	/* the record against the policy */
 };
 
 struct run_opts {
@@ -124,32 +133,12 @@ struct run_opts {
 	int jobs;
 	const char *out;
 	const char *append;		/* boot command only */
-	const char *engine;		/* run: local | lava-run */
+	const struct engine *engine;
 	const char *base_url;		/* lava render: http(s) images */
+	const char *policy;		/* --policy, or NULL: farm/policy.conf */
 	bool print_qemu;		/* run: print argv, boot nothing */
 	const char *lab_url, *token_file, *lab_user;	/* lava submit */
 };
-
-/* util.c */
-void die(const char *fmt, ...) __printf(1, 2) __noreturn;
-void warnx(const char *fmt, ...) __printf(1, 2);
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-char *xstrdup(const char *s);
-char *xasprintf(const char *fmt, ...) __printf(1, 2);
-double now_s(void);
-bool is_file(const char *path);
-bool is_dir(const char *path);
-int mkdir_p(const char *path);
-int rm_rf(const char *path);
-char *read_text(const char *path, size_t max);
-int write_text(const char *path, const char *text);
-int run_argv(char *const argv[], const char *out_path, const char *err_path,
-	     double timeout_s);
-char **argv_from_json(json_t *words);
-void argv_free(char **argv);
-char *str_replace_all(const char *s, const char *from, const char *to);
-void kill_pidfile(const char *pidfile);
 
 /* tables.c */
 int tables_load(struct tables *t, const char *machines_path,
@@ -157,13 +146,11 @@ int tables_load(struct tables *t, const char *machines_path,
 const struct machine *machine_find(const struct tables *t, const char *id);
 const struct workload *workload_find(const struct tables *t, const char *name);
 bool workload_applies(const struct workload *w, const struct machine *m);
-const char *workload_expect(const struct workload *w, const char *flavour);
-json_t *flavours_list(void);
 
 /* kernel.c */
 struct kernel *kernel_open(const char *spec);
-void kernel_identify(struct kernel *k);
 json_t *kernel_defaults(void);
+json_t *kernel_describe(const struct kernel *k);
 const char *kernel_option(const struct kernel *k, const char *name);
 char *kernel_missing(const struct kernel *k, json_t *options, bool builtin);
 
@@ -174,10 +161,10 @@ struct deb_info {
 
 int deb_read(const char *path, struct deb_info *d);
 void deb_info_free(struct deb_info *d);
-char *file_sha16(const char *path);
+char *file_sha256(const char *path);
 void deb_extract(json_t *debs, const char *root, const char *want,
 		 void (*fixup)(const char *tree, const char *root));
-int deb_unpack(struct kernel *k, const char *path);
+void deb_unpack(struct kernel *k, const char *path, char **deb_arch);
 
 /* headers.c */
 void headers_search_add(const char *deb_path);
@@ -190,18 +177,25 @@ char *initramfs_get(const struct kernel *k, const struct workload *w,
 /* accel.c */
 enum accel accel_probe(const char *run_dir, const char *arch,
 		       const struct kernel *k, const struct tables *t);
-const char *accel_name(enum accel a);
-const char *host_arch(void);
 
 /* job.c */
+const char *accel_name(enum accel a);
 void job_prepare(struct job *j, const char *run_dir);
-void job_exec(struct job *j);		/* in the worker; never returns */
+void job_new_nonce(char *out);
+void job_run(struct job *j) __noreturn;	/* in the worker */
+void job_kill_qemu(const struct job *j);
 void job_collect(struct job *j);
 void job_skip(struct job *j);
+int job_stage_secs(const struct job *j, const char *timeout_key);
 double job_budget(const struct job *j);
 int job_boot(struct job *j);		/* console on the terminal */
 char *job_cmdline(const struct job *j);
+json_t *job_qemu_machine_words(const struct job *j);
+json_t *job_images(const struct job *j, const char *scratch);
 char **job_qemu_argv(const struct job *j, const char *scratch);
+void job_classify(const struct job *j);
+char *job_path(const struct job *j, const char *name);
+void job_cell_key(const struct job *j, struct cell_key *key);
 
 /* matrix.c */
 struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
@@ -212,9 +206,16 @@ struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
 void pool_run(struct job *jobs, size_t njobs, int parallel);
 
 /* results.c */
-int results_write(const char *run_dir, struct job *jobs, size_t njobs);
+struct run_info {
+	const char *dir, *id, *started_utc, *engine;
+	struct kernel **kernels;
+	size_t nkernels;
+	double t0;
+};
+
+int results_write(const struct run_info *run, struct job *jobs, size_t njobs,
+		  bool final);
 void progress_line(const struct job *j, size_t total, size_t done);
-bool job_ok(const struct job *j);
 void record_finish(struct job *j);
 
 #endif /* FARM_RUNNER_H */

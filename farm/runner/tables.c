@@ -3,10 +3,10 @@
  * The machine and workload tables: load, check every field once here so
  * the rest of the runner can trust them, and look entries up.
  */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "runner.h"
 
 static const char *cur_file;
@@ -114,9 +114,11 @@ static void workload_parse(struct workload *w, json_t *o)
 	w->machines = get_words(o, "machines");
 	w->requires = get_words(o, "requires");
 	w->modules = get_words(o, "modules");
-	w->expect = json_object_get(o, "expect");
-	if (w->expect && !json_is_object(w->expect))
-		bad("expect", "an object of flavour: outcome");
+	w->boot = boot_method_find(get_str(o, "boot", false) ?: "initramfs");
+	if (!w->boot)
+		bad("boot", "a boot method: initramfs");
+	if (json_object_get(o, "expect"))
+		bad("expect", "absent: what a cell must do is farm/policy.conf's to say");
 	w->timeout = (int)get_num(o, "timeout", -1, 1);
 	if (w->timeout < 1)
 		bad("timeout", "a positive number of seconds");
@@ -187,45 +189,4 @@ bool workload_applies(const struct workload *w, const struct machine *m)
 			return true;
 	}
 	return false;
-}
-
-/* The outcome a workload should have on a flavour; "pass" unless listed. */
-const char *workload_expect(const struct workload *w, const char *flavour)
-{
-	json_t *v = w->expect ? json_object_get(w->expect, flavour) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : "pass";
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Flavours are the fragments at the top of config-fragments/. */
-json_t *flavours_list(void)
-{
-	char *dir = xasprintf("%s/config-fragments", farm.top);
-	json_t *out = json_array();
-	struct dirent *de;
-	char *names[64];
-	size_t n = 0, i;
-	DIR *d = opendir(dir);
-
-	free(dir);
-	if (!d)
-		return out;
-	while ((de = readdir(d)) && n < ARRAY_SIZE(names)) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 7 && !strcmp(de->d_name + len - 7, ".config"))
-			names[n++] = strndup(de->d_name, len - 7);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_str);
-	for (i = 0; i < n; i++) {
-		json_array_append_new(out, json_string(names[i]));
-		free(names[i]);
-	}
-	return out;
 }

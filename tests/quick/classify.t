@@ -20,7 +20,7 @@ for c in $cases; do
 	checks=$((checks + 2 + $(grep -Ec '^(evidence|reason|stage|json)=' \
 		"$data/$c/case")))
 done
-plan $((checks + 6 + 23))
+plan $((checks + 6 + 24))
 
 # field NAME: the first top-level "NAME": value of the record on stdin,
 # strings unquoted (the record is compact JSON in a fixed key order).
@@ -103,12 +103,27 @@ esac
 EOF
 chmod +x "$t/qemu"
 
+# The stage sequence as the runner hands it over (farm/common/stages.c):
+# NAME SECS MARK, with workloads w1 and w2 (the second's timeout $1).
+stages() {
+	printf '%s\n' kernel 2 'Linux version' iommu 2 'DMAR: Intel\(R\)' \
+		agent 2 "^SAC $n2 start( |\$)" w1 2 "^SAC $n2 result( |\$)" \
+		w2 "$1" "^SAC $n2 result( |\$)" poweroff 2 "^SAC $n2 done( |\$)"
+}
+
 # drive MODE T_WORKLOAD: run console.exp on the fake, seconds taken in $secs
 drive() {
 	rm -f "$t/status" "$t/child"
 	s=$(date +%s)
-	FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" $n2 \
-		'DMAR: Intel\(R\)' 2 2 2 "$2" 2 w1 w2 -- "$t/qemu" "$1"
+	mode=$1
+	IFS='
+'
+	# shellcheck disable=SC2046 # one word a line, none with a newline
+	set -- $(stages "$2")
+	IFS=' 	
+'
+	FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" "$@" \
+		-- "$t/qemu" "$mode"
 	rc=$?
 	secs=$(($(date +%s) - s))
 }
@@ -159,17 +174,19 @@ gone "$(cat "$t/child")"
 ok $? "stall before the agent: nothing left running"
 like "$(tr '\n' ' ' <"$t/status")" "t_iommu_ms=[0-9]+ $" "stall: iommu was the last stage timed"
 
-FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" NOTHEX - 2 2 2 2 2 w1 \
-	-- "$t/qemu" "done" 2>"$t/err"
-like "$?:$(cat "$t/err")" "^2:console.exp: nonce" "console.exp: bad nonce: exit 2 and why"
-FAKE_DIR=$t expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1 2>"$t/err"
+FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' \
+	agent 2 '(' -- "$t/qemu" "done" 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: mark of agent" "console.exp: a bad mark: exit 2 and why"
+FAKE_DIR=$t expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' 2>"$t/err"
 like "$?:$(cat "$t/err")" "^2:console.exp: no -- " "console.exp: no QEMU command: exit 2"
+FAKE_DIR=$t expect "$exp" "$t/log" "$t/status" kernel 2 -- "$t/qemu" "done" 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: need LOG STATUS" "console.exp: a stage without its mark: exit 2"
 rm -f "$t/status"
-expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1 -- "$t/no-such-qemu" 2>"$t/err"
+expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' -- "$t/no-such-qemu" 2>"$t/err"
 like "$?:$(cat "$t/err")" "^2:console.exp: cannot start" "console.exp: QEMU missing: exit 2"
 [ ! -e "$t/status" ]
 ok $? "console.exp: no status file when QEMU never started"
-FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" $n2 - 2 2 2 2 2 w1=0 \
-	-- "$t/qemu" "done" 2>/dev/null
-is $? 2 "console.exp: a zero workload timeout is refused"
+FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' \
+	w1 0 'x' -- "$t/qemu" "done" 2>/dev/null
+is $? 2 "console.exp: a zero stage timeout is refused"
 done_testing

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parser for the release policy (farm/policy.conf). One rule per line:
+ * The release policy (farm/policy.conf): its parser and the one
+ * judgement of a cell against it. One rule per line:
  *
  *   expect FLAVOUR ARCH MACHINE WORKLOAD[@VARIANT] OUTCOME[|OUTCOME...]
  *   limit  METRIC +PERCENT|-PERCENT
@@ -14,44 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outcome.h"
 #include "policy.h"
-
-static const char * const known_outcomes[] = {
-	"pass", "workload-fail", "iommu-fault", "data-corruption", "oops",
-	"panic", "hang", "qemu-crash", "infra-error", "skip", NULL,
-};
-
-static bool known_outcome(const char *o, size_t len)
-{
-	int i;
-
-	for (i = 0; known_outcomes[i]; i++)
-		if (strlen(known_outcomes[i]) == len &&
-		    !strncmp(known_outcomes[i], o, len))
-			return true;
-	return false;
-}
-
-bool outcome_in(const char *outcome, const char *set)
-{
-	size_t len = strlen(outcome);
-	const char *p = set;
-
-	while (*p) {
-		size_t n = strcspn(p, "|");
-
-		if (n == len && !strncmp(p, outcome, n))
-			return true;
-		p += n;
-		if (*p)
-			p++;
-	}
-	return false;
-}
 
 static int bad(const char *path, unsigned int line, const char *what)
 {
-	fprintf(stderr, "gate: %s:%u: %s\n", path, line, what);
+	fprintf(stderr, "%s:%u: %s\n", path, line, what);
 	return -1;
 }
 
@@ -70,7 +39,7 @@ static int parse_outcomes(const char *s)
 	while (*p) {
 		size_t n = strcspn(p, "|");
 
-		if (!n || !known_outcome(p, n))
+		if (!n || !outcome_known(p, n))
 			return -1;
 		p += n;
 		if (*p)
@@ -166,10 +135,11 @@ int policy_load(const char *path, struct policy *p)
 	FILE *f;
 
 	memset(p, 0, sizeof(*p));
+	p->path = path;
 	p->flaky_blocks = true;
 	f = fopen(path, "r");
 	if (!f) {
-		fprintf(stderr, "gate: cannot read policy %s\n", path);
+		fprintf(stderr, "cannot read the policy %s\n", path);
 		return -1;
 	}
 	while (!ret && fgets(buf, sizeof(buf), f)) {
@@ -217,4 +187,73 @@ const struct limit_rule *policy_limit(const struct policy *p,
 		if (field_match(p->limit[i].metric, metric))
 			return &p->limit[i];
 	return NULL;
+}
+
+const char *verdict_name(enum verdict v)
+{
+	static const char *const names[] = {
+		[V_OK] = "ok", [V_SKIP] = "skip", [V_FLAKY] = "flaky",
+		[V_FAIL] = "FAIL",
+	};
+	return names[v];
+}
+
+void cell_key_id(const struct cell_key *k, char *buf, size_t len)
+{
+	bool dflt = !strcmp(k->variant, "default");
+
+	snprintf(buf, len, "%s/%s/%s/%s%s%s", k->flavour, k->arch, k->machine,
+		 k->workload, dflt ? "" : "@", dflt ? "" : k->variant);
+}
+
+/*
+ * A skip is a cell that could not run. Only the policy can say that is
+ * fine: a device that never appeared (a driver that failed to probe
+ * behind the IOMMU) ends as a skip too, and that is what the farm is for.
+ */
+static enum verdict judge_outcome(const struct judgement *j, const char *got,
+				  const char *reason, char *why, size_t len)
+{
+	if (!got) {
+		snprintf(why, len, "cell missing from the run");
+		return V_FAIL;
+	}
+	if (outcome_in(got, j->expected)) {
+		if (!strcmp(got, "skip")) {
+			snprintf(why, len, "skipped, as the policy expects: %s",
+				 reason);
+			return V_SKIP;
+		}
+		snprintf(why, len, "%s",
+			 j->hazard ? "known hazard seen, as expected" : "");
+		return V_OK;
+	}
+	if (!strcmp(got, "skip"))
+		snprintf(why, len, "unexpected skip (a cell that did not run is not a pass): %s",
+			 reason);
+	else if (j->hazard && !strcmp(got, "pass"))
+		snprintf(why, len, "known hazard passed: the farm no longer sees %s",
+			 j->expected);
+	else
+		snprintf(why, len, "expected %s, got %s: %s", j->expected, got,
+			 reason);
+	return V_FAIL;
+}
+
+void policy_judge(const struct policy *p, const struct cell_key *k,
+		  const char *got, const char *reason, struct judgement *j)
+{
+	const struct expect_rule *rule = policy_expect(p, k);
+	char why[sizeof(j->why) - 40];
+
+	j->expected = rule ? rule->outcomes : "pass";
+	j->hazard = rule ? rule->hazard : false;
+	j->line = rule ? rule->line : 0;
+	j->verdict = judge_outcome(j, got, reason ? reason : "", why,
+				   sizeof(why));
+	if (j->verdict == V_FAIL && j->line)
+		snprintf(j->why, sizeof(j->why), "%s (policy line %u)", why,
+			 j->line);
+	else
+		snprintf(j->why, sizeof(j->why), "%s", why);
 }

@@ -26,6 +26,7 @@
 #include <yaml.h>
 
 #include "lava.h"
+#include "stages.h"
 
 /* Where lava-run keeps a job's downloads, by job id (fixed in LAVA). */
 #define LAVA_TMP "/var/lib/lava/dispatcher/tmp"
@@ -39,11 +40,10 @@ static const char *lab_uri;
 /* Nested deeper than this, a log record is not one of LAVA's. */
 #define MAX_DEPTH 16
 
-/* The console driver's stages, walked over the console lines. */
+/* The console stages (farm/common/stages.c), walked over the lines. */
 struct walk {
 	const struct job *j;
-	regex_t iommu;
-	const char *names[5];
+	regex_t marks[8];
 	size_t next;		/* the stage being waited for */
 	double t0;		/* QEMU started; 0 until known */
 	json_t *timings;	/* stage -> ms */
@@ -145,9 +145,7 @@ static json_t *parse_record(const char *line, size_t len)
 
 static const char *str_of(json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
+	return jstr(o, key, "");
 }
 
 /* "2026-12-03T14:47:25.471730" (UTC) in seconds; 0 if unreadable. */
@@ -165,32 +163,10 @@ static double record_time(json_t *rec)
 	return (double)timegm(&tm) + sec;
 }
 
-/* "SAC <nonce> <kind>" then a space or the end of the line. */
-static bool agent_line(const char *line, const char *nonce, const char *kind)
-{
-	char prefix[64];
-	size_t n;
-
-	n = (size_t)snprintf(prefix, sizeof(prefix), "SAC %s %s", nonce, kind);
-	return !strncmp(line, prefix, n) && (!line[n] || line[n] == ' ');
-}
-
 static bool stage_seen(struct walk *w, const char *line)
 {
-	switch (w->next) {
-	case 0:
-		return strstr(line, "Linux version");
-	case 1:
-		return !regexec(&w->iommu, line, 0, NULL, 0);
-	case 2:
-		return agent_line(line, w->j->nonce, "start");
-	case 3:
-		return agent_line(line, w->j->nonce, "result");
-	case 4:
-		return agent_line(line, w->j->nonce, "done");
-	default:
-		return false;
-	}
+	return w->next < n_stages &&
+	       !regexec(&w->marks[w->next], line, 0, NULL, 0);
 }
 
 /* As console.exp does: each stage is the first match after the last. */
@@ -200,7 +176,8 @@ static void walk_line(struct walk *w, const char *line, double t)
 		w->t0 = t;
 	if (!stage_seen(w, line))
 		return;
-	json_object_set_new(w->timings, w->names[w->next],
+	json_object_set_new(w->timings,
+			    stage_name(&stages[w->next], w->j->w->name),
 			    json_integer((json_int_t)((t - w->t0) * 1000)));
 	w->next++;
 }
@@ -248,7 +225,7 @@ static void results_record(struct lava_log *l, json_t *rec)
 		l->job = json_incref(msg);
 	} else if (!strcmp(def, "lava") && !strcmp(c, "execute-qemu")) {
 		l->walk.t0 = record_time(rec);
-	} else if (!strcmp(def, LAVA_RESULTS_SUITE)) {
+	} else if (!strcmp(def, lava_results_suite())) {
 		json_object_set_new(l->cases,
 				    str_of(json_object_get(msg, "extra"),
 					   "test_case_id"),
@@ -315,7 +292,8 @@ static bool lava_timed_out(const struct lava_log *l)
 static int write_status(const struct lava_log *l, const char *path)
 {
 	const struct walk *w = &l->walk;
-	size_t last = ARRAY_SIZE(w->names) - 1;
+	const char *workload = w->j->w->name;
+	size_t last = n_stages - 1;
 	bool done = w->next > last && !strcmp(str_of(l->job, "result"),
 					      "pass");
 	const char *event = done ? "done" :
@@ -326,21 +304,17 @@ static int write_status(const struct lava_log *l, const char *path)
 	if (!f)
 		return -1;
 	fprintf(f, "event=%s\nstage=%s\nqemu_status=%s\n", event,
-		w->names[w->next < last ? w->next : last],
+		stage_name(&stages[w->next < last ? w->next : last], workload),
 		done ? "0" : "unknown");
-	for (i = 0; i < ARRAY_SIZE(w->names); i++) {
-		json_t *ms = json_object_get(w->timings, w->names[i]);
+	for (i = 0; i < n_stages; i++) {
+		const char *name = stage_name(&stages[i], workload);
+		json_t *ms = json_object_get(w->timings, name);
 
 		if (ms && (i < last || done))
-			fprintf(f, "t_%s_ms=%lld\n", w->names[i],
+			fprintf(f, "t_%s_ms=%lld\n", name,
 				(long long)json_integer_value(ms));
 	}
 	return fclose(f);
-}
-
-static char *job_path(const struct job *j, const char *name)
-{
-	return xasprintf("%s/%s", j->dir, name);
 }
 
 /* A verdict of our own when there is nothing to classify. */
@@ -412,9 +386,8 @@ static void judge(const struct job *j, const struct lava_log *l, int rc)
 
 	if (!l->job) {
 		last = l->other ? l->other : "(no output)";
-		why = xasprintf("%s ended (status %d) without a result for the job: %s",
-				lab_uri ? "the LAVA lab job" : "lava-run", rc,
-				last);
+		why = xasprintf("%s engine: ended (status %d) without a result for the job: %s",
+				j->engine->name, rc, last);
 		write_verdict(j, why, last);
 		free(why);
 		free(path);
@@ -433,17 +406,11 @@ static void judge(const struct job *j, const struct lava_log *l, int rc)
 static int render(const struct job *j, const char *scratch, char *job_yaml,
 		  char *device_yaml)
 {
-	struct lava_images img = {
-		.kernel = file_url(j->k->image),
-		.initrd = file_url(j->initramfs),
-		.scratch = scratch ? file_url(scratch) : NULL,
-	};
-	int rc = lava_write_job(j, &img, job_yaml) ||
+	json_t *images = lava_images_local(j, scratch);
+	int rc = lava_write_job(j, images, job_yaml) ||
 		 lava_write_device(j, device_yaml);
 
-	free(img.kernel);
-	free(img.initrd);
-	free(img.scratch);
+	json_decref(images);
 	return rc;
 }
 
@@ -526,7 +493,9 @@ static char *lab_submit(const struct job *j, char *job_yaml, const char *log)
 }
 
 /* Submit to the lab, wait for the job, fetch its log into log. */
-static int run_lab(const struct job *j, char *job_yaml, const char *log)
+static int run_lab(const struct job *j, const char *out_dir __maybe_unused,
+		   char *job_yaml, char *device_yaml __maybe_unused,
+		   const char *log)
 {
 	char *err = job_path(j, "lava/lavacli.err");
 	char *wait_s = xasprintf("%d", (int)job_budget(j) + LAB_QUEUE_SLACK);
@@ -557,19 +526,37 @@ out:
 	return rc;
 }
 
-static void walk_init(struct walk *w, const struct job *j)
+/* The stage marks as POSIX regexes; 0, or -1 naming the bad one. */
+static int walk_init(struct walk *w, const struct job *j)
 {
+	size_t i;
+
 	memset(w, 0, sizeof(*w));
 	w->j = j;
-	w->names[0] = "kernel";
-	w->names[1] = "iommu";
-	w->names[2] = "agent";
-	w->names[3] = j->w->name;
-	w->names[4] = "poweroff";
 	w->timings = json_object();
+	for (i = 0; i < n_stages && i < ARRAY_SIZE(w->marks); i++) {
+		char *re = stage_expand(stages[i].mark, j->nonce,
+					j->m->iommu_regex);
+		int bad = regcomp(&w->marks[i], re, REG_EXTENDED | REG_NOSUB);
+
+		free(re);
+		if (bad)
+			return -1;
+	}
+	return 0;
 }
 
-void lava_job_exec(struct job *j, const char *scratch)
+/*
+ * How a rendered job runs: dispatch leaves LAVA's log in log, as
+ * records, and returns its exit status.
+ */
+typedef int (*lava_dispatch)(const struct job *j, const char *out_dir,
+			     char *job_yaml, char *device_yaml,
+			     const char *log);
+
+/* In the worker, instead of console.exp. */
+static void __noreturn lava_drive(struct job *j, const char *scratch,
+				  lava_dispatch dispatch)
 {
 	char *out = job_path(j, "lava"), *log = job_path(j, "lava-run.log");
 	char *job_yaml = job_path(j, "lava/job.yaml");
@@ -579,16 +566,14 @@ void lava_job_exec(struct job *j, const char *scratch)
 	struct lava_log l = { .cases = json_object() };
 	int rc;
 
-	walk_init(&l.walk, j);
-	if (regcomp(&l.walk.iommu, j->m->iommu_regex, REG_EXTENDED | REG_NOSUB)) {
-		write_verdict(j, "farm: the machine's iommu_regex is not a POSIX extended regex",
+	if (walk_init(&l.walk, j)) {
+		write_verdict(j, "farm: a stage mark (or the machine's iommu_regex) is not a POSIX extended regex",
 			      j->m->iommu_regex);
 		_exit(0);
 	}
 	if (mkdir_p(out) || render(j, scratch, job_yaml, device_yaml))
 		die("cannot write the LAVA job in %s", out);
-	rc = lab_uri ? run_lab(j, job_yaml, log) :
-		       run_lava(j, out, job_yaml, device_yaml, log);
+	rc = dispatch(j, out, job_yaml, device_yaml, log);
 	if (scratch)
 		unlink(scratch);
 	l.console = fopen(console, "w");
@@ -601,3 +586,24 @@ void lava_job_exec(struct job *j, const char *scratch)
 	judge(j, &l, rc);
 	_exit(0);
 }
+
+static void __noreturn lava_run_exec(struct job *j, const char *scratch)
+{
+	lava_drive(j, scratch, run_lava);
+}
+
+/* lava_lab_use() has named the lab it submits to. */
+static void __noreturn lava_lab_exec(struct job *j, const char *scratch)
+{
+	lava_drive(j, scratch, run_lab);
+}
+
+const struct engine engine_lava_run = {
+	.name = "lava-run",
+	.exec = lava_run_exec,
+};
+
+const struct engine engine_lava_lab = {
+	.name = "lava-lab",
+	.exec = lava_lab_exec,
+};

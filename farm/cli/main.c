@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * farm-runner list | run | boot: the command line. Everything about
- * machines and workloads comes from the two tables.
+ * farm-runner list | run | boot | lava: the command line. Everything
+ * about machines and workloads comes from the two tables, everything
+ * about what a cell must do from the policy; the engine is chosen here,
+ * once per run.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -14,33 +16,52 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "boot.h"
+#include "engine.h"
 #include "lava.h"
+#include "runner.h"
 
 struct farm_paths farm;
+
+/* The engines farm run --engine names. */
+static const struct engine *const engines[] = {
+	&engine_local,
+	&engine_lava_run,
+};
 
 static const char usage_text[] =
 	"usage: farm list\n"
 	"       farm run [--arch A]... [--machine M]... [--workload W]...\n"
 	"                [--kernel SPEC]... [--variant NAME=CMDLINE]... [-j N] [--out DIR]\n"
-	"                [--engine local|lava-run] [--print-qemu]\n"
+	"                [--engine local|lava-run] [--policy FILE] [--print-qemu]\n"
 	"       farm lava render [the run's --arch/--machine/--workload/--kernel/--variant]\n"
 	"                --out DIR [--base-url URL]\n"
 	"       farm lava submit [the run's options] --url http://HOST:PORT --token-file F\n"
 	"                [--user NAME]   (each cell to a LAVA lab; results as for run)\n"
 	"       farm boot --arch A --machine M --kernel SPEC [--workload W] [--append EXTRA]\n"
-	"  SPEC: a kernel build O= dir or a linux-image .deb\n";
+	"  SPEC: a kernel build O= dir or a linux-image .deb\n"
+	"  Exit status of run: 0 when every cell ended as farm/policy.conf expects,\n"
+	"  1 otherwise, 2 for bad input.\n";
 
 static void usage_error(const char *fmt, const char *arg)
 {
 	fputs("farm: error: ", stderr);
 	fprintf(stderr, fmt, arg);
-	fputs("\n", stderr);
-	fputs(usage_text, stderr);
+	fputs(" (farm --help shows the usage)\n", stderr);
 	exit(2);
 }
 
-static void paths_init(void)
+static const struct engine *engine_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(engines); i++)
+		if (!strcmp(engines[i]->name, name))
+			return engines[i];
+	return NULL;
+}
+
+static void paths_init(const char *policy)
 {
 	const char *top = getenv("FARM_TOP"), *build = getenv("BUILD_DIR");
 	char real[PATH_MAX];
@@ -55,6 +76,10 @@ static void paths_init(void)
 	farm.cache = xasprintf("%s/farm-cache", farm.build);
 	farm.console_exp = xasprintf("%s/farm/console.exp", farm.top);
 	farm.classify = xasprintf("%s/host/classify", farm.build);
+	policy = policy ? xstrdup(policy) :
+		 xasprintf("%s/farm/policy.conf", farm.top);
+	if (policy_load(policy, &farm.policy))
+		die("the policy %s is not usable", policy);
 }
 
 static void tables_open(struct tables *t)
@@ -78,7 +103,7 @@ static void print_words(json_t *a)
 
 static int cmd_list(const struct tables *t)
 {
-	json_t *fl = flavours_list(), *ks = kernel_defaults();
+	json_t *ks = kernel_defaults();
 	size_t i;
 
 	puts("machines:");
@@ -95,12 +120,9 @@ static int cmd_list(const struct tables *t)
 			printf("  module %s", w->farm_module);
 		putchar('\n');
 	}
-	printf("flavours:\n  ");
-	print_words(fl);
-	printf("\nbuilt farm kernels:\n");
+	printf("built farm kernels:\n");
 	for (i = 0; i < json_array_size(ks); i++)
 		printf("  %s\n", json_string_value(json_array_get(ks, i)));
-	json_decref(fl);
 	json_decref(ks);
 	return 0;
 }
@@ -113,9 +135,7 @@ static void add_variant(struct run_opts *o, const char *arg)
 	if (!eq || eq == arg || strcspn(arg, "/ ,") < (size_t)(eq - arg))
 		usage_error("--variant wants NAME=CMDLINE with a plain NAME, got '%s'",
 			    arg);
-	o->variants = realloc(o->variants, (o->nvariants + 1) * sizeof(*v));
-	if (!o->variants)
-		die("out of memory");
+	o->variants = xrealloc(o->variants, (o->nvariants + 1) * sizeof(*v));
 	v = &o->variants[o->nvariants++];
 	v->name = strndup(arg, eq - arg);
 	v->cmdline = xstrdup(eq + 1);
@@ -138,6 +158,8 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 		{ "url", required_argument, NULL, 'U' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "user", required_argument, NULL, 'N' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
@@ -148,13 +170,11 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 	o->workloads = json_array();
 	o->kernels = json_array();
 	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	o->engine = &engine_local;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (strcmp(optarg, "amd64") && strcmp(optarg, "arm64"))
-				usage_error("unknown arch '%s' (known: amd64 arm64)",
-					    optarg);
 			json_array_append_new(o->arches, json_string(optarg));
 			break;
 		case 'm':
@@ -182,10 +202,10 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 			o->append = optarg;
 			break;
 		case 'E':
-			if (strcmp(optarg, "local") && strcmp(optarg, "lava-run"))
+			o->engine = engine_find(optarg);
+			if (!o->engine)
 				usage_error("unknown engine '%s' (known: local lava-run)",
 					    optarg);
-			o->engine = optarg;
 			break;
 		case 'B':
 			o->base_url = optarg;
@@ -202,6 +222,12 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 		case 'N':
 			o->lab_user = optarg;
 			break;
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
 		default:
 			usage_error("%s", "bad option");
 		}
@@ -212,11 +238,26 @@ static void parse_opts(struct run_opts *o, int argc, char **argv)
 		o->jobs = 1;
 }
 
+/* Arches are those of the machines: the table is their one source. */
+static bool arch_known(const struct tables *t, const char *arch)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmachines; i++)
+		if (!strcmp(t->machines[i].arch, arch))
+			return true;
+	return false;
+}
+
 static void check_names(const struct tables *t, const struct run_opts *o)
 {
 	json_t *e;
 	size_t i;
 
+	json_array_foreach(o->arches, i, e)
+		if (!arch_known(t, json_string_value(e)))
+			die("unknown arch '%s' (no machine in farm/machines.json has it)",
+			    json_string_value(e));
 	json_array_foreach(o->machines, i, e)
 		if (!machine_find(t, json_string_value(e)))
 			die("unknown machine '%s' (farm list shows them)",
@@ -278,34 +319,33 @@ static void link_latest(const char *out, const char *id)
 	free(tmp);
 }
 
-/* One probe per arch that has a job to boot. */
+/* One probe per arch that has a job to boot, the first time it has. */
 static void set_accel(struct job *jobs, size_t n, const char *run_dir,
 		      const struct tables *t)
 {
-	static const char *const arches[] = { "amd64", "arm64" };
-	size_t a, i;
+	json_t *decided = json_object();
+	size_t i;
 
-	for (a = 0; a < ARRAY_SIZE(arches); a++) {
-		const struct kernel *k = NULL;
-		enum accel acc;
+	for (i = 0; i < n; i++) {
+		const char *arch = jobs[i].m->arch;
+		json_t *a = json_object_get(decided, arch);
 
-		for (i = 0; i < n && !k; i++)
-			if (!jobs[i].preset && !strcmp(jobs[i].m->arch, arches[a]))
-				k = jobs[i].k;
-		if (!k)
-			continue;
-		acc = accel_probe(run_dir, arches[a], k, t);
-		printf("farm: %s guests run under %s\n", arches[a],
-		       accel_name(acc));
-		for (i = 0; i < n; i++)
-			if (!strcmp(jobs[i].m->arch, arches[a]))
-				jobs[i].accel = acc;
+		if (!a && !jobs[i].preset) {
+			enum accel acc = accel_probe(run_dir, arch, jobs[i].k, t);
+
+			printf("farm: %s guests run under %s\n", arch,
+			       accel_name(acc));
+			a = json_integer(acc);
+			json_object_set_new(decided, arch, a);
+		}
+		jobs[i].accel = a ? (enum accel)json_integer_value(a) : ACCEL_TCG;
 	}
+	json_decref(decided);
 }
 
 /* The cells the filters select, each ready to boot or preset. */
 static struct job *expand(const struct tables *t, struct run_opts *o,
-			  size_t *n)
+			  size_t *n, struct run_info *run)
 {
 	struct kernel **ks;
 	struct job *jobs;
@@ -315,37 +355,79 @@ static struct job *expand(const struct tables *t, struct run_opts *o,
 	if (!o->nvariants)
 		add_variant(o, "default=");
 	ks = kernels_open(o->kernels, &nk);
+	run->kernels = ks;
+	run->nkernels = nk;
 	jobs = matrix_expand(t, ks, nk, o, n);
 	if (!*n)
 		die("no jobs: no machine and workload match the kernels and filters given");
 	return jobs;
 }
 
-static int cmd_run(const struct tables *t, struct run_opts *o)
+/*
+ * farm run --print-qemu: each cell's QEMU command as the local engine
+ * would run it, one JSON object a line; the per-job scratch disk, which
+ * only a running job has, shows as {scratch}.
+ */
+static void print_qemu_argv(struct job *jobs, size_t njobs)
 {
-	bool lava = o->engine && !strcmp(o->engine, "lava-run");
+	size_t i;
+	char **a;
+
+	for (i = 0; i < njobs; i++) {
+		struct job *j = &jobs[i];
+		json_t *words = json_array(), *line;
+		char **argv;
+
+		if (j->preset)
+			continue;
+		job_new_nonce(j->nonce);
+		argv = job_qemu_argv(j, j->w->scratch_mib ? "{scratch}" : NULL);
+		for (a = argv; *a; a++)
+			json_array_append_new(words, json_string(*a));
+		line = json_pack("{s:s, s:o}", "job", j->id, "argv", words);
+		json_dumpf(line, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(line);
+		argv_free(argv);
+	}
+}
+
+static char *utc_now(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	return xstrdup(buf);
+}
+
+static int cmd_run(const struct tables *t, struct run_opts *o,
+		   const char *engine_label)
+{
+	struct run_info run = { .engine = engine_label, .t0 = now_s() };
 	struct job *jobs;
 	size_t n, i;
 	char *out, *dir, *id;
 	int bad;
 
-	jobs = expand(t, o, &n);
+	jobs = expand(t, o, &n, &run);
 	if (o->print_qemu) {
 		print_qemu_argv(jobs, n);
 		return 0;
 	}
 	out = o->out ? xstrdup(o->out) : xasprintf("%s/out/farm", farm.top);
 	dir = make_run_dir(out, &id);
+	run.dir = dir;
+	run.id = id;
+	run.started_utc = utc_now();
 	printf("farm: run %s: %zu jobs, %d at a time, %s engine, in %s\n", id,
-	       n, o->jobs, o->lab_url ? "LAVA lab" : lava ? "lava-run" : "local",
-	       dir);
+	       n, o->jobs, engine_label, dir);
+	results_write(&run, jobs, n, false);
 	set_accel(jobs, n, dir, t);
-	for (i = 0; i < n; i++) {
-		jobs[i].lava = lava;
+	for (i = 0; i < n; i++)
 		job_prepare(&jobs[i], dir);
-	}
 	pool_run(jobs, n, o->jobs);
-	bad = results_write(dir, jobs, n);
+	bad = results_write(&run, jobs, n, true);
 	link_latest(out, id);
 	printf("farm: results in %s/results.json and junit.xml\n", dir);
 	return bad ? 1 : 0;
@@ -354,12 +436,13 @@ static int cmd_run(const struct tables *t, struct run_opts *o)
 /* farm lava render: the run's cells as LAVA jobs, booting nothing. */
 static int cmd_lava_render(const struct tables *t, struct run_opts *o)
 {
+	struct run_info run = { 0 };
 	struct job *jobs;
 	size_t n;
 
 	if (!o->out)
 		usage_error("%s", "lava render needs --out DIR");
-	jobs = expand(t, o, &n);
+	jobs = expand(t, o, &n, &run);
 	return lava_render(jobs, n, o->out, o->base_url) ? 1 : 0;
 }
 
@@ -395,8 +478,8 @@ static char *lab_uri(const struct run_opts *o)
 static int cmd_lava_submit(const struct tables *t, struct run_opts *o)
 {
 	lava_lab_use(lab_uri(o));
-	o->engine = "lava-run";
-	return cmd_run(t, o);
+	o->engine = &engine_lava_lab;
+	return cmd_run(t, o, "lava-lab");
 }
 
 static int cmd_boot(const struct tables *t, struct run_opts *o)
@@ -406,7 +489,7 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 	const char *spec = json_string_value(json_array_get(o->kernels, 0));
 	const char *wname = json_string_value(json_array_get(o->workloads, 0));
 	struct variant v = { "append", (char *)(o->append ? o->append : "") };
-	struct job j = { .index = 1, .v = &v };
+	struct job j = { .index = 1, .v = &v, .engine = &engine_local };
 	struct kernel *k;
 	char *dir;
 
@@ -423,9 +506,10 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 	if (strcmp(k->arch, arch))
 		die("kernel %s is %s, not %s", spec, k->arch, arch);
 	j.k = k;
-	j.initramfs = initramfs_get(k, j.w, &j.skip_reason);
-	if (!j.initramfs)
-		die("cannot pack the initramfs: %s", j.skip_reason);
+	j.skip_reason = j.w->boot->prepare(&j);
+	if (j.skip_reason)
+		die("cannot prepare the %s boot: %s", j.w->boot->name,
+		    j.skip_reason);
 	dir = xasprintf("%s/boot", farm.cache);
 	rm_rf(dir);
 	if (mkdir_p(dir))
@@ -440,32 +524,33 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 int main(int argc, char **argv)
 {
 	struct run_opts o = { 0 };
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int sub = !strcmp(cmd, "lava") ? 2 : 1;
 	struct tables t;
 
 	if (argc < 2)
 		usage_error("%s", "no command");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "help")) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	paths_init();
+	if (sub == 2 && (argc < 3 || (strcmp(argv[2], "render") &&
+				      strcmp(argv[2], "submit") &&
+				      strcmp(argv[2], "--help"))))
+		usage_error("%s", "lava wants a subcommand: render or submit");
+	parse_opts(&o, argc - sub, argv + sub);
+	paths_init(o.policy);
 	tables_open(&t);
-	if (!strcmp(argv[1], "list") && argc == 2)
+	if (!strcmp(cmd, "list"))
 		return cmd_list(&t);
-	if (!strcmp(argv[1], "lava")) {
-		if (argc < 3 || (strcmp(argv[2], "render") &&
-				 strcmp(argv[2], "submit")))
-			usage_error("%s", "lava wants a subcommand: render or submit");
-		parse_opts(&o, argc - 2, argv + 2);
-		if (!strcmp(argv[2], "submit"))
-			return cmd_lava_submit(&t, &o);
+	if (sub == 2 && !strcmp(argv[2], "submit"))
+		return cmd_lava_submit(&t, &o);
+	if (sub == 2)
 		return cmd_lava_render(&t, &o);
-	}
-	parse_opts(&o, argc - 1, argv + 1);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(&t, &o);
-	if (!strcmp(argv[1], "boot"))
+	if (!strcmp(cmd, "run"))
+		return cmd_run(&t, &o, o.engine->name);
+	if (!strcmp(cmd, "boot"))
 		return cmd_boot(&t, &o);
-	usage_error("unknown command '%s'", argv[1]);
-	return 2;
+	usage_error("unknown command '%s'", cmd);
 }

@@ -24,13 +24,11 @@
 #include <yaml.h>
 
 #include "lava.h"
+#include "stages.h"
 
 /* LAVA's deploy (a local copy) and boot (QEMU started) take a moment. */
 #define LAVA_DEPLOY_S	10
 #define LAVA_BOOT_S	5
-
-/* The line the kernel prints as it powers off, the last a job waits for. */
-#define POWER_DOWN_LINE	"reboot: Power down"
 
 struct yout {
 	yaml_emitter_t em;
@@ -323,6 +321,16 @@ int lava_write_device(const struct job *j, const char *path)
 	return y_close(&y);
 }
 
+static const char *expected_outcomes(const struct job *j)
+{
+	const struct expect_rule *rule;
+	struct cell_key key;
+
+	job_cell_key(j, &key);
+	rule = policy_expect(&farm.policy, &key);
+	return rule ? rule->outcomes : "pass";
+}
+
 static void job_metadata(struct yout *y, const struct job *j)
 {
 	y_key(y, "metadata");
@@ -334,38 +342,29 @@ static void job_metadata(struct yout *y, const struct job *j)
 	y_str(y, "farm.flavour", j->k->flavour);
 	y_str(y, "farm.variant", j->v->name);
 	y_str(y, "farm.workload", j->w->name);
-	y_str(y, "farm.expected", workload_expect(j->w, j->k->flavour));
+	y_str(y, "farm.expected", expected_outcomes(j));
 	y_str(y, "farm.nonce", j->nonce);
 	y_map_end(y);
 }
 
-static void image(struct yout *y, const char *label, const char *url,
-		  json_t *words)
+static void image(struct yout *y, json_t *img)
 {
-	char *arg = words_line(words);
+	char *arg = words_line(json_object_get(img, "words"));
 
-	y_key(y, label);
+	y_key(y, jstr(img, "label", ""));
 	y_map(y);
-	y_str(y, "url", url);
+	y_str(y, "url", jstr(img, "url", ""));
 	y_str(y, "image_arg", arg);
 	y_map_end(y);
 	free(arg);
-	json_decref(words);
 }
 
-static void job_deploy(struct yout *y, const struct job *j,
-		       const struct lava_images *img)
+/* LAVA puts its copy of each image where the image's {label} stands. */
+static void job_deploy(struct yout *y, json_t *images)
 {
-	char *cmdline = job_cmdline(j);
-	json_t *kernel = json_pack("[s, s, s, s]", "-kernel", "{kernel}",
-				   "-append", cmdline);
-	json_t *initrd = json_pack("[s, s]", "-initrd", "{initrd}");
-	json_t *scratch = img->scratch ? json_array() : NULL;
-	json_t *devices = job_qemu_device_words(j, scratch ? "{scratch}" :
-						NULL);
+	json_t *img;
+	size_t i;
 
-	json_array_extend(scratch ? scratch : initrd, devices);
-	json_decref(devices);
 	y_map(y);
 	y_key(y, "deploy");
 	y_map(y);
@@ -373,43 +372,45 @@ static void job_deploy(struct yout *y, const struct job *j,
 	y_timeout(y, "timeout", LAVA_DEPLOY_S);
 	y_key(y, "images");
 	y_map(y);
-	image(y, "kernel", img->kernel, kernel);
-	image(y, "initrd", img->initrd, initrd);
-	if (scratch)
-		image(y, "scratch", img->scratch, scratch);
+	json_array_foreach(images, i, img)
+		image(y, img);
 	y_map_end(y);
 	y_map_end(y);
 	y_map_end(y);
-	free(cmdline);
 }
 
-/* The test actions: boot (kernel and IOMMU up), agent, workloads, poweroff. */
-#define LAVA_STAGES 4
-
-static void stage_timeouts(const struct job *j, int secs[LAVA_STAGES])
+/*
+ * A monitor's timeout: its stage's and those of the stages before it
+ * that no monitor of their own checks (farm/common/stages.c).
+ */
+static int monitor_secs(const struct job *j, size_t stage)
 {
-	secs[0] = job_machine_stage(j, "kernel") + job_machine_stage(j, "iommu");
-	secs[1] = job_machine_stage(j, "agent");
-	secs[2] = job_workload_secs(j);
-	secs[3] = job_machine_stage(j, "poweroff");
+	int secs = job_stage_secs(j, stages[stage].timeout);
+
+	while (stage-- > 0 && !stages[stage].monitor)
+		secs += job_stage_secs(j, stages[stage].timeout);
+	return secs;
 }
 
 /*
  * A monitor waits for its start line under its action's timeout, which
  * fails the job, but for the lines after it under the QEMU session's
  * default, the boot action's timeout, which only ends that monitor and
- * fails nothing. Giving the boot action the longest stage's timeout
+ * fails nothing. Giving the boot action the longest monitor's timeout
  * leaves every stage to its own action's timeout.
  */
-static int longest_stage(const struct job *j)
+static int longest_monitor(const struct job *j)
 {
-	int secs[LAVA_STAGES], longest = 0;
+	int longest = 0, secs;
 	size_t i;
 
-	stage_timeouts(j, secs);
-	for (i = 0; i < ARRAY_SIZE(secs); i++)
-		if (secs[i] > longest)
-			longest = secs[i];
+	for (i = 0; i < n_stages; i++) {
+		if (!stages[i].monitor)
+			continue;
+		secs = monitor_secs(j, i);
+		if (secs > longest)
+			longest = secs;
+	}
 	return longest;
 }
 
@@ -420,32 +421,46 @@ static void job_boot_action(struct yout *y, const struct job *j)
 	y_map(y);
 	y_str(y, "method", "qemu");
 	y_str(y, "media", "tmpfs");
-	y_timeout(y, "timeout", longest_stage(j));
+	y_timeout(y, "timeout", longest_monitor(j));
 	y_map_end(y);
 	y_map_end(y);
 }
 
+/* The monitor whose test cases are the workloads' results. */
+const char *lava_results_suite(void)
+{
+	size_t i;
+
+	for (i = 0; i < n_stages; i++)
+		if (stages[i].cases)
+			return stages[i].monitor;
+	return NULL;
+}
+
 /*
- * One test action per console stage, so LAVA enforces the stage's own
+ * One test action per monitored stage, so LAVA enforces the stage's own
  * timeout: a monitor waits for its start line, records the workloads'
  * result lines as test cases, and ends at its end line.
  */
-static void job_monitor(struct yout *y, const char *name, const char *start,
-			const char *end, int secs, const char *nonce)
+static void job_monitor(struct yout *y, const struct job *j, size_t stage)
 {
 	static const char workload[] = "\"workload\":\"(?P<test_case_id>[^\"]+)\"";
 	static const char status[] = "\"status\":\"(?P<result>pass|fail|skip)\"";
-	char *pattern = xasprintf("SAC %s result \\{%s,%s", nonce, workload,
-				  status);
+	const struct stage *s = &stages[stage];
+	const char *iommu = j->m->iommu_regex;
+	char *pattern = xasprintf("SAC %s result \\{%s,%s", j->nonce,
+				  workload, status);
+	char *start = stage_expand(s->window[0], j->nonce, iommu);
+	char *end = stage_expand(s->window[1], j->nonce, iommu);
 
 	y_map(y);
 	y_key(y, "test");
 	y_map(y);
-	y_timeout(y, "timeout", secs);
+	y_timeout(y, "timeout", monitor_secs(j, stage));
 	y_key(y, "monitors");
 	y_seq(y);
 	y_map(y);
-	y_str(y, "name", name);
+	y_str(y, "name", s->monitor);
 	y_str(y, "start", start);
 	y_str(y, "end", end);
 	y_str(y, "pattern", pattern);
@@ -454,33 +469,21 @@ static void job_monitor(struct yout *y, const char *name, const char *start,
 	y_map_end(y);
 	y_map_end(y);
 	free(pattern);
+	free(start);
+	free(end);
 }
 
 static void job_tests(struct yout *y, const struct job *j)
 {
-	const char *n = j->nonce;
-	char *start = xasprintf("SAC %s start", n);
-	char *identity = xasprintf("SAC %s identity", n);
-	char *begin = xasprintf("SAC %s begin", n);
-	char *dmesg = xasprintf("SAC %s dmesg", n);
-	char *done = xasprintf("SAC %s done", n);
-	int secs[LAVA_STAGES];
+	size_t i;
 
-	stage_timeouts(j, secs);
-	job_monitor(y, "boot", "Linux version", j->m->iommu_regex, secs[0], n);
-	job_monitor(y, "agent", start, identity, secs[1], n);
-	job_monitor(y, LAVA_RESULTS_SUITE, begin, dmesg, secs[2], n);
-	job_monitor(y, "poweroff", done, POWER_DOWN_LINE, secs[3], n);
-	free(start);
-	free(identity);
-	free(begin);
-	free(dmesg);
-	free(done);
+	for (i = 0; i < n_stages; i++)
+		if (stages[i].monitor)
+			job_monitor(y, j, i);
 }
 
-/* The LAVA job definition of one cell, its images at img's URLs. */
-int lava_write_job(const struct job *j, const struct lava_images *img,
-		   const char *path)
+/* The LAVA job definition of one cell, its images at their "url"s. */
+int lava_write_job(const struct job *j, json_t *images, const char *path)
 {
 	char *name = xasprintf("farm %s", j->id);
 	struct yout y;
@@ -510,7 +513,7 @@ int lava_write_job(const struct job *j, const struct lava_images *img,
 	y_map_end(&y);
 	y_key(&y, "actions");
 	y_seq(&y);
-	job_deploy(&y, j, img);
+	job_deploy(&y, images);
 	job_boot_action(&y, j);
 	job_tests(&y, j);
 	y_seq_end(&y);
@@ -519,7 +522,7 @@ int lava_write_job(const struct job *j, const struct lava_images *img,
 	return y_close(&y);
 }
 
-char *file_url(const char *path)
+static char *file_url(const char *path)
 {
 	char real[PATH_MAX];
 
@@ -551,81 +554,92 @@ static bool up_to_date(const char *src, const char *dst)
 	       s.st_size == d.st_size && d.st_mtime >= s.st_mtime;
 }
 
-static void copy_file(const char *src, const char *dst)
-{
-	char *tmp = xasprintf("%s.tmp", dst), buf[1 << 16];
-	int in = open(src, O_RDONLY), out;
-	ssize_t n = 0;
-
-	if (in < 0)
-		die("cannot read %s: %s", src, strerror(errno));
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0)
-		die("cannot create %s: %s", tmp, strerror(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			break;
-	if (n != 0 || close(out) || rename(tmp, dst))
-		die("cannot copy %s to %s", src, dst);
-	close(in);
-	free(tmp);
-}
-
-/* out/images/SUB/<name of src>, published as base/images/SUB/<name>. */
-static char *publish(const char *out, const char *base, const char *sub,
+/*
+ * out/images/<kernel id>/<name>, published as base/images/<kernel
+ * id>/<name>; a file already under out/images/ is published where it is.
+ */
+static char *publish(const char *out, const char *base, const struct job *j,
 		     const char *src)
 {
 	const char *name = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
-	char *dir = xasprintf("%s/images/%s", out, sub);
-	char *dst = xasprintf("%s/%s", dir, name);
-	char *url = xasprintf("%s/images/%s/%s", base, sub, name);
+	char *images = xasprintf("%s/images/", out);
+	char *dir, *dst, *url;
 
+	if (!strncmp(src, images, strlen(images))) {
+		url = xasprintf("%s/images/%s", base, src + strlen(images));
+		free(images);
+		return url;
+	}
+	dir = xasprintf("%s%s", images, j->k->id);
+	dst = xasprintf("%s/%s", dir, name);
+	url = xasprintf("%s/images/%s/%s", base, j->k->id, name);
 	if (mkdir_p(dir))
 		die("cannot create %s", dir);
-	if (!up_to_date(src, dst))
-		copy_file(src, dst);
+	if (!up_to_date(src, dst) && copy_file(src, dst))
+		die("cannot copy %s to %s", src, dst);
+	free(images);
 	free(dir);
 	free(dst);
 	return url;
 }
 
-static void render_images(const struct job *j, const char *out,
-			  const char *base, struct lava_images *img)
+/* The job's images with file:// URLs: what lava-run on this host reads. */
+json_t *lava_images_local(const struct job *j, const char *scratch)
 {
-	char *images = xasprintf("%s/images", out);
-	char *scratch = NULL;
+	json_t *images = job_images(j, scratch), *img;
+	size_t i;
 
-	if (mkdir_p(images))
-		die("cannot create %s", images);
-	if (j->w->scratch_mib)
-		scratch = scratch_image(images, j->w->scratch_mib);
-	if (base) {
-		img->kernel = publish(out, base, j->k->id, j->k->image);
-		img->initrd = publish(out, base, j->k->id, j->initramfs);
-		img->scratch = scratch ? xasprintf("%s/images/%s", base,
-						   strrchr(scratch, '/') + 1) :
-				NULL;
-	} else {
-		img->kernel = file_url(j->k->image);
-		img->initrd = file_url(j->initramfs);
-		img->scratch = scratch ? file_url(scratch) : NULL;
+	json_array_foreach(images, i, img) {
+		char *url = file_url(jstr(img, "path", ""));
+
+		json_object_set_new(img, "url", json_string(url));
+		free(url);
 	}
+	return images;
+}
+
+static json_t *render_images(const struct job *j, const char *out,
+			     const char *base)
+{
+	char *dir = xasprintf("%s/images", out);
+	char *scratch = NULL;
+	json_t *images, *img;
+	size_t i;
+
+	if (mkdir_p(dir))
+		die("cannot create %s", dir);
+	if (j->w->scratch_mib)
+		scratch = scratch_image(dir, j->w->scratch_mib);
+	if (!base) {
+		images = lava_images_local(j, scratch);
+		goto out;
+	}
+	images = job_images(j, scratch);
+	json_array_foreach(images, i, img) {
+		char *url = publish(out, base, j, jstr(img, "path", ""));
+
+		json_object_set_new(img, "url", json_string(url));
+		free(url);
+	}
+out:
 	free(scratch);
-	free(images);
+	free(dir);
+	return images;
 }
 
 static void render_one(struct job *j, const char *out, const char *base,
 		       json_t *devices)
 {
-	struct lava_images img;
+	json_t *images;
 	char *path;
 
 	job_new_nonce(j->nonce);
-	render_images(j, out, base, &img);
+	images = render_images(j, out, base);
 	path = xasprintf("%s/%s.yaml", out, j->id);
-	if (lava_write_job(j, &img, path))
+	if (lava_write_job(j, images, path))
 		die("cannot write %s", path);
 	free(path);
+	json_decref(images);
 	if (!json_object_get(devices, j->m->id)) {
 		path = xasprintf("%s/devices/%s.yaml", out, j->m->id);
 		if (lava_write_device(j, path))
@@ -633,9 +647,6 @@ static void render_one(struct job *j, const char *out, const char *base,
 		json_object_set_new(devices, j->m->id, json_true());
 		free(path);
 	}
-	free(img.kernel);
-	free(img.initrd);
-	free(img.scratch);
 }
 
 static char *base_url_check(const char *url)
@@ -689,33 +700,4 @@ int lava_render(struct job *jobs, size_t njobs, const char *out,
 	free(devdir);
 	free(base);
 	return (int)bad;
-}
-
-/*
- * farm run --print-qemu: each cell's QEMU command as the local engine
- * would run it, one JSON object a line; the per-job scratch disk, which
- * only a running job has, shows as {scratch}.
- */
-void print_qemu_argv(struct job *jobs, size_t njobs)
-{
-	size_t i;
-	char **a;
-
-	for (i = 0; i < njobs; i++) {
-		struct job *j = &jobs[i];
-		json_t *words = json_array(), *line;
-		char **argv;
-
-		if (j->preset)
-			continue;
-		job_new_nonce(j->nonce);
-		argv = job_qemu_argv(j, j->w->scratch_mib ? "{scratch}" : NULL);
-		for (a = argv; *a; a++)
-			json_array_append_new(words, json_string(*a));
-		line = json_pack("{s:s, s:o}", "job", j->id, "argv", words);
-		json_dumpf(line, stdout, JSON_COMPACT);
-		putchar('\n');
-		json_decref(line);
-		argv_free(argv);
-	}
 }

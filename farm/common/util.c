@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Small helpers: allocation, files, running a child with a deadline. */
+/* Small helpers every host tool shares: see util.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,17 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "util.h"
+
+const char *util_prog = "farm";
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("farm: error: ", stderr);
+	fprintf(stderr, "%s: error: ", util_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -32,7 +35,7 @@ void warnx(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("farm: ", stderr);
+	fprintf(stderr, "%s: ", util_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -52,6 +55,14 @@ void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
 	if (!p)
 		die("out of memory");
 	return p;
@@ -179,6 +190,67 @@ int write_text(const char *path, const char *text)
 	return ret;
 }
 
+/* Copies a file through a temporary name, so no half copy is left. */
+int copy_file(const char *from, const char *to)
+{
+	char *tmp = xasprintf("%s.tmp%d", to, getpid()), buf[1 << 16];
+	int in, out, ret = -1;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		goto out_free;
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0)
+		goto out_in;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	if (close(out) == 0 && n == 0 && rename(tmp, to) == 0)
+		ret = 0;
+	else
+		unlink(tmp);
+out_in:
+	close(in);
+out_free:
+	free(tmp);
+	return ret;
+}
+
+char *str_replace_all(const char *s, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to), n = 0;
+	const char *p;
+	char *out, *o;
+
+	for (p = strstr(s, from); p; p = strstr(p + flen, from))
+		n++;
+	out = xmalloc(strlen(s) + n * tlen + 1);
+	o = out;
+	while ((p = strstr(s, from))) {
+		memcpy(o, s, p - s);
+		o += p - s;
+		memcpy(o, to, tlen);
+		o += tlen;
+		s = p + flen;
+	}
+	strcpy(o, s);
+	return out;
+}
+
+/* The host's Debian architecture name (amd64, arm64), from uname. */
+const char *host_arch(void)
+{
+	static struct utsname u;
+
+	uname(&u);
+	if (!strcmp(u.machine, "x86_64"))
+		return "amd64";
+	if (!strcmp(u.machine, "aarch64"))
+		return "arm64";
+	return u.machine;
+}
+
 static void redirect(const char *path, int to)
 {
 	int fd;
@@ -210,18 +282,11 @@ static void child_exec(char *const argv[], const char *out_path,
 		close(fd);
 	}
 	execvp(argv[0], argv);
-	fprintf(stderr, "farm: cannot run %s: %s\n", argv[0], strerror(errno));
+	fprintf(stderr, "%s: cannot run %s: %s\n", util_prog, argv[0],
+		strerror(errno));
 	_exit(127);
 }
 
-/*
- * Runs argv in its own process group with stdout to out_path and stderr
- * to err_path (NULL: inherited; the same path: both in one file). Past
- * timeout_s the whole group is killed. With timeout_s 0 there is no
- * deadline and the child stays in our process group, so a program in the
- * foreground keeps the terminal. Returns the exit status, 128 + signal,
- * or -1 if it could not start.
- */
 int run_argv(char *const argv[], const char *out_path, const char *err_path,
 	     double timeout_s)
 {
@@ -229,6 +294,7 @@ int run_argv(char *const argv[], const char *out_path, const char *err_path,
 	int status;
 	pid_t pid;
 
+	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -254,72 +320,4 @@ int run_argv(char *const argv[], const char *out_path, const char *err_path,
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
-}
-
-/* A NULL-terminated argv copied from a JSON array of strings. */
-char **argv_from_json(json_t *words)
-{
-	size_t i, n = json_array_size(words);
-	char **argv = xcalloc(n + 1, sizeof(*argv));
-
-	for (i = 0; i < n; i++)
-		argv[i] = xstrdup(json_string_value(json_array_get(words, i)));
-	return argv;
-}
-
-void argv_free(char **argv)
-{
-	char **a;
-
-	if (!argv)
-		return;
-	for (a = argv; *a; a++)
-		free(*a);
-	free(argv);
-}
-
-char *str_replace_all(const char *s, const char *from, const char *to)
-{
-	size_t flen = strlen(from), tlen = strlen(to), n = 0;
-	const char *p;
-	char *out, *o;
-
-	for (p = strstr(s, from); p; p = strstr(p + flen, from))
-		n++;
-	out = xmalloc(strlen(s) + n * tlen + 1);
-	o = out;
-	while ((p = strstr(s, from))) {
-		memcpy(o, s, p - s);
-		o += p - s;
-		memcpy(o, to, tlen);
-		o += tlen;
-		s = p + flen;
-	}
-	strcpy(o, s);
-	return out;
-}
-
-/*
- * QEMU runs in a session of its own under expect, out of reach of a
- * process-group kill: it writes its pid to a file and whoever ends a job
- * makes sure that process is gone. The pid is trusted only while its
- * /proc entry still names a qemu binary.
- */
-void kill_pidfile(const char *pidfile)
-{
-	char *text = read_text(pidfile, 32), *cmd, *path;
-	long pid;
-
-	if (!text)
-		return;
-	pid = strtol(text, NULL, 10);
-	free(text);
-	if (pid <= 1)
-		return;
-	path = xasprintf("/proc/%ld/cmdline", pid);
-	cmd = read_text(path, 256);
-	free(path);
-	if (cmd && strstr(cmd, "qemu-system-"))
-		kill((pid_t)pid, SIGKILL);
-	free(cmd);
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host tools' shared helpers: allocation that cannot fail, files,
+ * running a child under a deadline, the host's Debian architecture.
+ * Every host program (runner, classifier, gate) links this once.
+ */
+#ifndef FARM_COMMON_UTIL_H
+#define FARM_COMMON_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define __printf(a, b) __attribute__((__format__(__printf__, a, b)))
+#define __noreturn __attribute__((__noreturn__))
+#define __maybe_unused __attribute__((__unused__))
+
+/* The program name die() and warnx() print first ("farm", "gate"). */
+extern const char *util_prog;
+
+void die(const char *fmt, ...) __printf(1, 2) __noreturn;
+void warnx(const char *fmt, ...) __printf(1, 2);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __printf(1, 2);
+double now_s(void);
+bool is_file(const char *path);
+bool is_dir(const char *path);
+int mkdir_p(const char *path);
+int rm_rf(const char *path);
+char *read_text(const char *path, size_t max);
+int write_text(const char *path, const char *text);
+int copy_file(const char *from, const char *to);
+char *str_replace_all(const char *s, const char *from, const char *to);
+const char *host_arch(void);
+
+/*
+ * Runs argv with stdout to out_path and stderr to err_path (NULL:
+ * inherited; the same path: both in one file). With timeout_s > 0 the
+ * child gets a process group of its own, killed whole past the
+ * deadline; with 0 it stays in ours, so a foreground program keeps the
+ * terminal. Returns the exit status, 128 + signal, or -1 if it could
+ * not start.
+ */
+int run_argv(char *const argv[], const char *out_path, const char *err_path,
+	     double timeout_s);
+
+#endif /* FARM_COMMON_UTIL_H */
