@@ -5,6 +5,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$top/build}
 FRAGMENTS=${FRAGMENTS:-$top/config-fragments}
 
+# -h or --help anywhere in a script's arguments: its header comment (the
+# lines after #!, up to the first that is not a comment, holding a
+# "Usage:" line) on stdout, exit 0. The header is the one place a
+# script's usage is written; sourcing this file is what answers --help.
+for _arg in "$@"; do
+	case $_arg in
+	-h | --help)
+		awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"
+		exit 0
+		;;
+	esac
+done
+unset _arg
+
 die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
 	exit 1
@@ -15,13 +29,9 @@ step() {
 	printf '==> %s\n' "$*"
 }
 
-# The flavours are the fragments at the top of config-fragments/: adding
-# a flavour means adding one file.
+# The flavours, one a line: scripts/flavours is their one enumerator.
 flavours() {
-	for f in "$FRAGMENTS"/*.config; do
-		f=${f##*/}
-		printf '%s\n' "${f%.config}"
-	done
+	FRAGMENTS=$FRAGMENTS "$top/scripts/flavours"
 }
 
 check_flavour() {
@@ -52,4 +62,59 @@ set_arch() {
 
 sha() {
 	cat "$@" | sha256sum | cut -c1-16
+}
+
+# progress WHAT LOG DIR CMD...: run CMD with its output appended to LOG
+# and, every $PROGRESS_EVERY seconds (30) while it runs, one line
+#   ==> WHAT: N objects, 3m05s
+# on stdout, N being the *.o files under DIR written since CMD started.
+# Returns CMD's status. The ticker is a background subshell; it is gone
+# when progress returns, and on Ctrl-C or kill (the INT, TERM and HUP
+# traps set meanwhile stop it, then exit 130, 143 or 129: callers set no
+# traps of their own for those). Should the script die some other way,
+# the ticker ends by itself at its next tick.
+progress() {
+	_p_rc=0
+	ticker_start "$1" "$3"
+	_p_log=$2
+	shift 3
+	"$@" >>"$_p_log" 2>&1 || _p_rc=$?
+	ticker_stop
+	return "$_p_rc"
+}
+
+ticker_start() {
+	_t_every=${PROGRESS_EVERY:-30}
+	case $_t_every in
+	'' | *[!0-9]* | 0*) die "PROGRESS_EVERY wants whole seconds (1 or more), got '$_t_every'" ;;
+	esac
+	_t_stamp=$(mktemp "${TMPDIR:-/tmp}/sac-progress.XXXXXX")
+	trap 'ticker_stop; exit 130' INT
+	trap 'ticker_stop; exit 143' TERM
+	trap 'ticker_stop; exit 129' HUP
+	(
+		# $! is always this subshell's latest sleep: the trap ends it,
+		# and reaps it.
+		sleep 0 &
+		trap 'kill "$!" 2>/dev/null; wait; exit 0' TERM
+		t0=$(date +%s)
+		while :; do
+			sleep "$_t_every" &
+			wait "$!" || :
+			kill -0 "$$" 2>/dev/null || exit 0 # the script is gone
+			n=$(find "$2" -name '*.o' -newer "$_t_stamp" 2>/dev/null | wc -l)
+			t=$(($(date +%s) - t0))
+			step "$1: $n objects, $((t / 60))m$(printf %02d $((t % 60)))s"
+		done
+	) &
+	_t_pid=$!
+}
+
+ticker_stop() {
+	trap - INT TERM HUP
+	[ -n "${_t_pid:-}" ] || return 0
+	kill "$_t_pid" 2>/dev/null || :
+	wait "$_t_pid" 2>/dev/null || :
+	rm -f "$_t_stamp"
+	_t_pid=
 }

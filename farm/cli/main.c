@@ -531,13 +531,17 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage_error("%s", "no command");
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
-	    !strcmp(cmd, "help")) {
+	    !strcmp(cmd, "help") ||
+	    (sub == 2 && argc > 2 && (!strcmp(argv[2], "-h") ||
+				      !strcmp(argv[2], "--help")))) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (strcmp(cmd, "list") && strcmp(cmd, "run") && strcmp(cmd, "boot") &&
+	    sub != 2)
+		usage_error("unknown command '%s'", cmd);
 	if (sub == 2 && (argc < 3 || (strcmp(argv[2], "render") &&
-				      strcmp(argv[2], "submit") &&
-				      strcmp(argv[2], "--help"))))
+				      strcmp(argv[2], "submit"))))
 		usage_error("%s", "lava wants a subcommand: render or submit");
 	parse_opts(&o, argc - sub, argv + sub);
 	paths_init(o.policy);
@@ -550,7 +554,5 @@ int main(int argc, char **argv)
 		return cmd_lava_render(&t, &o);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(&t, &o, o.engine->name);
-	if (!strcmp(cmd, "boot"))
-		return cmd_boot(&t, &o);
-	usage_error("unknown command '%s'", cmd);
+	return cmd_boot(&t, &o);
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include "../module/edu.h"	/* the edu device's IDs, shared with sac_edu */
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The kernel's spellings, so the guest code reads like kernel code. */

@@ -15,7 +15,8 @@ SAC_CC_arm64 ?= aarch64-linux-gnu-gcc
 SAC_CC_host ?= $(CC)
 SAC_GUEST_CFLAGS ?= -O2 -Wall -Wextra -Werror -std=gnu11
 
-SAC_GUEST_HDRS := $(wildcard $(SAC_GUEST_DIR)/*.h)
+# agent.h includes the edu IDs the module shares (farm/module/edu.h).
+SAC_GUEST_HDRS := $(wildcard $(SAC_GUEST_DIR)/*.h) $(SAC_GUEST_DIR)/../module/edu.h
 SAC_GUEST_CORE := $(addprefix $(SAC_GUEST_DIR)/,core.c inflate.c)
 # Every wl-*.c is a workload; workloads.c lists them.
 SAC_AGENT_SRCS := $(addprefix $(SAC_GUEST_DIR)/,agent.c workloads.c) \

@@ -40,8 +40,6 @@
 
 #define EDU_MODULE		"sac_edu"
 #define EDU_DEBUGFS		"/sys/kernel/debug/sac_edu"
-#define EDU_VENDOR		0x1234
-#define EDU_DEVICE		0x11e8
 #define EDU_MAX_DEVS		4
 #define EDU_XFER_DETAILS	10
 #define EDU_REPORT_MAX		16384
@@ -112,8 +110,8 @@ static bool edu_find(char *bdf, size_t cap)
 		return false;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap ||
-		    sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR ||
-		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE ||
+		    sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR_ID ||
+		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE_ID ||
 		    sac_pci_bound(e->d_name))
 			continue;
 		/* same-length DDDD:BB:SS.F names sort like addresses */

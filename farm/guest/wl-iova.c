@@ -42,8 +42,6 @@
 #include "workloads.h"
 
 #define REPORT		"/sys/kernel/debug/sac_iova/report"
-#define EDU_VENDOR	0x1234
-#define EDU_DEVICE	0x11e8
 #define MAX_LEVELS	8
 #define BDF_LEN		13	/* DDDD:BB:SS.F and its NUL */
 
@@ -91,8 +89,8 @@ static bool find_edus(char top[2][BDF_LEN])
 	while ((e = readdir(d)) != NULL) {
 		if (strlen(e->d_name) != BDF_LEN - 1)
 			continue;
-		if (sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR ||
-		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE ||
+		if (sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR_ID ||
+		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE_ID ||
 		    sac_pci_bound(e->d_name))
 			continue;
 		keep_top(top, e->d_name);

@@ -12,10 +12,10 @@
 # the output dir and built there: Linux 6.1 has no MO=, and M= alone would
 # write objects into the source tree.
 
-BUILD_DIR ?= /work/main/build
+BUILD_DIR ?= $(CURDIR)/build
 FARM_MOD_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 FARM_MODS := $(basename $(notdir $(wildcard $(FARM_MOD_DIR)/*.c)))
-FARM_MOD_SRCS := $(wildcard $(FARM_MOD_DIR)/*.c) \
+FARM_MOD_SRCS := $(wildcard $(FARM_MOD_DIR)/*.c $(FARM_MOD_DIR)/*.h) \
 	$(addprefix $(FARM_MOD_DIR)/,Kbuild Makefile)
 FARM_MOD_KSRC ?= $(BUILD_DIR)/src/linux
 

@@ -39,9 +39,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-/* QEMU's vendor ID (not in 6.1's pci_ids.h) and edu's device ID */
-#define EDU_VENDOR_ID		0x1234
-#define EDU_DEVICE_ID		0x11e8
+#include "edu.h"
 
 /* edu's BAR0 registers (QEMU docs/specs/edu.rst) */
 #define EDU_REG_DMA_SRC		0x80

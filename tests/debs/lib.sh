@@ -14,10 +14,7 @@ root_pkgs="linux-base kmod initramfs-tools make gcc libc6-dev libelf1 perl
 gcc-aarch64-linux-gnu binutils"
 
 flavours() {
-	for f in "$top"/config-fragments/*.config; do
-		f=${f##*/}
-		echo "${f%.config}"
-	done
+	"$top/scripts/flavours"
 }
 
 kr_of() {

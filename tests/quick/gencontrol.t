@@ -6,7 +6,8 @@ gen=$top/scripts/gencontrol
 ctl=$top/debian/control
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-nfl=$(ls "$top"/config-fragments/*.config | wc -l)
+fls=$("$top/scripts/flavours")
+nfl=$(printf '%s\n' "$fls" | wc -l)
 plan $((8 + nfl))
 
 out=$("$gen" --stdout 2>&1)
@@ -21,7 +22,7 @@ src=$(sed '/^$/q' "$ctl")
 like "$src" '^Source: linux-sac' "the source stanza comes first"
 like "$src" 'linux-source-6\.1' "the source stanza keeps the project's Build-Depends"
 
-for f in $(cd "$top/config-fragments" && ls *.config | sed 's/\.config$//'); do
+for f in $fls; do
 	kr=6.1.192-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
 		"$top/config-fragments/$f.config")
 	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
