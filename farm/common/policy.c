@@ -257,3 +257,33 @@ void policy_judge(const struct policy *p, const struct cell_key *k,
 	else
 		snprintf(j->why, sizeof(j->why), "%s", why);
 }
+
+/* Copies the text up to @stop (or the end) into @dst; the rest or NULL. */
+static const char *field(const char *s, int stop, char *dst)
+{
+	const char *end = stop ? strchr(s, stop) : NULL;
+	size_t n = end ? (size_t)(end - s) : strlen(s);
+
+	if (!n || n >= POLICY_FIELD)
+		return NULL;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return end ? end + 1 : s + n;
+}
+
+int cell_key_parse(const char *id, struct cell_key *k)
+{
+	const char *p = id;
+
+	p = field(p, '/', k->flavour);
+	p = p ? field(p, '/', k->arch) : NULL;
+	p = p ? field(p, '/', k->machine) : NULL;
+	if (!p || strchr(p, '/'))
+		return -1;
+	if (!strchr(p, '@')) {
+		strcpy(k->variant, "default");
+		return field(p, 0, k->workload) ? 0 : -1;
+	}
+	p = field(p, '@', k->workload);
+	return p && field(p, 0, k->variant) ? 0 : -1;
+}

@@ -76,5 +76,10 @@ void policy_judge(const struct policy *p, const struct cell_key *k,
 		  const char *got, const char *reason, struct judgement *j);
 const char *verdict_name(enum verdict v);
 void cell_key_id(const struct cell_key *k, char *buf, size_t len);
+/* A cell id back into its key; -1 if it is not one. */
+int cell_key_parse(const char *id, struct cell_key *k);
+
+/* The results.json format the runner writes and the gate reads. */
+#define RESULTS_FORMAT 2
 
 #endif /* FARM_COMMON_POLICY_H */

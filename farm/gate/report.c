@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report.html: one self-contained page (inline CSS and SVG, no network)
- * for a person deciding on a release: the verdict, the matrix coloured by
- * outcome with links to console logs, IOVA cost curves, boot times and
- * the deltas against the baseline.
+ * for a person deciding on a release: the verdict, the packages gated
+ * (version, sha256), the matrix coloured by outcome with links to
+ * console logs, IOVA cost curves, boot times and the deltas against the
+ * baseline.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate.h"
-
-void xml_escape(FILE *f, const char *s);
+#include "json.h"
+#include "report.h"
+#include "util.h"
+#include "xml.h"
 
 #define SVG_W	640
 #define SVG_H	300
@@ -24,13 +26,49 @@ static const char * const palette[] = {
 
 static const char *outcome_colour(const struct cell *c)
 {
-	if (c->verdict == V_FAIL)
+	if (c->j.verdict == V_FAIL)
 		return "#f4a6a6";
-	if (c->verdict == V_FLAKY)
+	if (c->j.verdict == V_FLAKY)
 		return "#f7d58b";
-	if (c->verdict == V_SKIP)
+	if (c->j.verdict == V_SKIP)
 		return "#dddddd";
-	return c->hazard ? "#b9d7f2" : "#b8e2b8";
+	return c->j.hazard ? "#b9d7f2" : "#b8e2b8";
+}
+
+/* The got column: the outcome, linked to the console log if there is one. */
+static void got_cell(FILE *f, const struct cell *c)
+{
+	char *log = c->record ? record_log(c->record) : NULL;
+
+	if (log) {
+		fprintf(f, "<a href=\"");
+		xml_text(f, log);
+		fprintf(f, "\">");
+	}
+	xml_text(f, c->got ? c->got : "missing");
+	fprintf(f, "%s", log ? "</a>" : "");
+	free(log);
+}
+
+static void write_row(FILE *f, const struct cell *c)
+{
+	fprintf(f, "<tr style=\"background:%s\"><td>", outcome_colour(c));
+	xml_text(f, c->key.arch);
+	fputc('/', f);
+	xml_text(f, c->key.machine);
+	fprintf(f, "</td><td>");
+	xml_text(f, c->key.workload);
+	if (strcmp(c->key.variant, "default")) {
+		fputc('@', f);
+		xml_text(f, c->key.variant);
+	}
+	fprintf(f, "</td><td>");
+	xml_text(f, c->j.expected);
+	fprintf(f, "</td><td>");
+	got_cell(f, c);
+	fprintf(f, "</td><td>%s</td><td>", verdict_name(c->j.verdict));
+	xml_text(f, c->j.why);
+	fprintf(f, "</td></tr>\n");
 }
 
 static void write_matrix(FILE *f, const struct gate *g, const char *flavour)
@@ -38,34 +76,11 @@ static void write_matrix(FILE *f, const struct gate *g, const char *flavour)
 	size_t i;
 
 	fprintf(f, "<h3>flavour: ");
-	xml_escape(f, flavour);
+	xml_text(f, flavour);
 	fprintf(f, "</h3>\n<table class=\"matrix\"><tr><th>machine</th><th>workload</th><th>expected</th><th>got</th><th>gate</th><th>reason</th></tr>\n");
-	for (i = 0; i < g->n_cells; i++) {
-		const struct cell *c = &g->cells[i];
-		const char *job;
-
-		if (strcmp(c->key.flavour, flavour))
-			continue;
-		job = c->record ? json_string_value(json_object_get(c->record, "job_id")) : NULL;
-		fprintf(f, "<tr style=\"background:%s\"><td>%s/%s</td><td>",
-			outcome_colour(c), c->key.arch, c->key.machine);
-		xml_escape(f, c->key.workload);
-		if (strcmp(c->key.variant, "default")) {
-			fputc('@', f);
-			xml_escape(f, c->key.variant);
-		}
-		fprintf(f, "</td><td>%s</td><td>", c->expected);
-		if (job) {
-			fprintf(f, "<a href=\"jobs/");
-			xml_escape(f, job);
-			fprintf(f, "/console.log\">");
-		}
-		xml_escape(f, c->got ? c->got : "missing");
-		fprintf(f, "%s</td><td>%s</td><td>", job ? "</a>" : "",
-			verdict_name(c->verdict));
-		xml_escape(f, c->why);
-		fprintf(f, "</td></tr>\n");
-	}
+	for (i = 0; i < g->n_cells; i++)
+		if (!strcmp(g->cells[i].key.flavour, flavour))
+			write_row(f, &g->cells[i]);
 	fprintf(f, "</table>\n");
 }
 
@@ -116,6 +131,18 @@ static double max_iova_ns(const struct gate *g)
 			max = m;
 	}
 	return max;
+}
+
+/* "a b/c" (or "a b" without c), escaped: axis values are untrusted. */
+static void label(FILE *f, const char *a, const char *b, const char *c)
+{
+	xml_text(f, a);
+	fputc(' ', f);
+	xml_text(f, b);
+	if (!c)
+		return;
+	fputc('/', f);
+	xml_text(f, c);
 }
 
 static void axes(FILE *f, const char *xlabel, const char *ylabel, double ymax)
@@ -179,9 +206,10 @@ static void iova_chart(FILE *f, const struct gate *g)
 				last_fill = fill;
 			}
 		}
-		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">%s %s/%s</text>\n",
-			SVG_W - PAD - 170, PAD / 2 + 14 * series + 10, col,
-			c->key.flavour, c->key.arch, c->key.machine);
+		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"%s\">",
+			SVG_W - PAD - 170, PAD / 2 + 14 * series + 10, col);
+		label(f, c->key.flavour, c->key.arch, c->key.machine);
+		fprintf(f, "</text>\n");
 		series++;
 	}
 	fprintf(f, "</svg>\n");
@@ -228,8 +256,10 @@ static void boot_chart(FILE *f, const struct gate *g)
 		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"/>\n",
 			x, ypos(ms, ymax), w - 8, SVG_H - PAD - ypos(ms, ymax),
 			palette[bars % 8]);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">%s %s %.0f ms</text>\n",
-			x, SVG_H - PAD + 14, c->key.machine, c->key.flavour, ms);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\">",
+			x, SVG_H - PAD + 14);
+		label(f, c->key.machine, c->key.flavour, NULL);
+		fprintf(f, " %.0f ms</text>\n", ms);
 		bars++;
 	}
 	fprintf(f, "</svg>\n");
@@ -249,38 +279,97 @@ static void deltas(FILE *f, const struct gate *g)
 		if (!any)
 			fprintf(f, "<table><tr><th>cell</th><th>metric changes</th></tr>\n");
 		any = true;
-		fprintf(f, "<tr><td>%s</td><td>", c->id);
-		xml_escape(f, c->deltas);
+		fprintf(f, "<tr><td>");
+		xml_text(f, c->id);
+		fprintf(f, "</td><td>");
+		xml_text(f, c->deltas);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, any ? "</table>\n" : "<p>No baseline, or no metric with a limit.</p>\n");
 }
 
-int write_report(const struct gate *g, const char *path)
+static void package_row(FILE *f, json_t *k)
 {
-	unsigned int failed = 0;
-	FILE *f = fopen(path, "w");
+	static const char *const keys[] = {
+		"name", "arch", "flavour", "version", "release", "sha256",
+	};
 	size_t i;
 
+	fprintf(f, "<tr>");
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		fprintf(f, "<td>");
+		xml_text(f, jstr(k, keys[i], ""));
+		fprintf(f, "</td>");
+	}
+	fprintf(f, "</tr>\n");
+}
+
+/* What was gated: the source and every kernel package of the run. */
+static void packages(FILE *f, const struct gate *g, const struct source *src)
+{
+	json_t *k;
+	size_t i;
+
+	fprintf(f, "<h2>Packages gated</h2>\n<p>Source: ");
+	xml_text(f, src->package[0] ? src->package : "(no debian/changelog)");
+	fputc(' ', f);
+	xml_text(f, src->version);
+	if (src->commit[0])
+		fprintf(f, ", git %s", src->commit);
+	fprintf(f, ".</p>\n");
+	if (!json_array_size(g->run.kernels)) {
+		fprintf(f, "<p>results.json names no kernel.</p>\n");
+		return;
+	}
+	fprintf(f, "<table id=\"packages\"><tr><th>file or build</th><th>arch</th><th>flavour</th><th>version</th><th>release</th><th>sha256</th></tr>\n");
+	json_array_foreach(g->run.kernels, i, k)
+		package_row(f, k);
+	fprintf(f, "</table>\n");
+}
+
+static void head(FILE *f, const struct gate *g)
+{
+	unsigned int blocking = g->count[V_FAIL] +
+		(g->policy.flaky_blocks ? g->count[V_FLAKY] : 0);
+
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>SAC farm release gate</title>\n");
+	fprintf(f, "<style>body{font-family:sans-serif;margin:1em 2em}"
+		"table{border-collapse:collapse;margin-bottom:1em}"
+		"td,th{border:1px solid #999;padding:2px 6px;font-size:13px}"
+		".verdict{font-size:20px;font-weight:bold;padding:6px}"
+		"#packages td{white-space:nowrap;font-family:monospace}"
+		"</style></head><body>\n");
+	fprintf(f, "<h1>SAC farm release gate</h1>\n<p class=\"verdict\" style=\"background:%s\">%s: %u of %zu cells block the release%s",
+		g->blocked ? "#f4a6a6" : "#b8e2b8",
+		g->blocked ? "BLOCK" : "SHIP", blocking, g->n_cells,
+		g->why[0] ? "; " : "");
+	xml_text(f, g->why);
+	fprintf(f, "</p>\n<p>Run: ");
+	xml_text(f, g->run.dir);
+	fprintf(f, " (");
+	xml_text(f, run_id(&g->run));
+	fprintf(f, "). Colours: green pass, blue known hazard seen, amber flaky, grey skipped, red blocking.</p>\n");
+}
+
+int gate_report(const struct gate *g, const struct source *src,
+		const char *path)
+{
+	FILE *f = fopen(path, "w");
+
 	if (!f) {
-		fprintf(stderr, "gate: cannot write %s\n", path);
+		warnx("cannot write %s", path);
 		return -1;
 	}
-	for (i = 0; i < g->n_cells; i++)
-		failed += g->cells[i].verdict == V_FAIL ||
-			  (g->cells[i].verdict == V_FLAKY && g->policy.flaky_blocks);
-	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>SAC farm release gate</title>\n");
-	fprintf(f, "<style>body{font-family:sans-serif;margin:1em 2em}table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #999;padding:2px 6px;font-size:13px}.verdict{font-size:20px;font-weight:bold;padding:6px}</style></head><body>\n");
-	fprintf(f, "<h1>SAC farm release gate</h1>\n<p class=\"verdict\" style=\"background:%s\">%s: %u of %zu cells block the release</p>\n",
-		failed || !g->n_cells ? "#f4a6a6" : "#b8e2b8",
-		failed || !g->n_cells ? "BLOCK" : "SHIP", failed, g->n_cells);
-	fprintf(f, "<p>Run: ");
-	xml_escape(f, g->run_dir);
-	fprintf(f, ". Colours: green pass, blue known hazard seen, amber flaky, grey skipped, red blocking.</p>\n<h2>Matrix</h2>\n");
+	head(f, g);
+	packages(f, g, src);
+	fprintf(f, "<h2>Matrix</h2>\n");
 	flavour_tables(f, g);
 	iova_chart(f, g);
 	boot_chart(f, g);
 	deltas(f, g);
 	fprintf(f, "</body></html>\n");
-	return fclose(f) ? -1 : 0;
+	if (!fclose(f))
+		return 0;
+	warnx("cannot write %s", path);
+	return -1;
 }

@@ -13,7 +13,6 @@
 #include "outcome.h"
 #include "runner.h"
 
-#define RESULTS_FORMAT 2
 
 static const char *outcome_of(const struct job *j)
 {

@@ -1,42 +1,26 @@
 #!/bin/sh
-# The release gate on synthetic farm results: what ships, what blocks,
-# and bad input.
+# The release gate on synthetic farm results: what ships, what blocks
+# (missing work included), reruns that no shell sees, the baseline, and
+# bad input.
 . "$(dirname "$0")/../lib/tap.sh"
-gate=$BUILD_DIR/host/gate
-policy=$top/farm/policy.conf
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-plan 25
+. "$top/tests/gate/fixtures.sh"
+plan 50
 
-# rec FLAVOUR MACHINE WORKLOAD OUTCOME [METRICS-JSON] [VARIANT]
-rec() {
-	printf '{"job_id":"%s-%s-%s","axes":{"flavour":"%s","arch":"amd64","machine":"%s","workload":"%s","variant":"%s","kernel":"k-%s"},"rerun":{"kernel":"k","variant":""},"outcome":"%s","reason":"synthetic %s","metrics":%s,"timings_ms":{"agent":2000}}' \
-		"$1" "$2" "$3" "$1" "$2" "$3" "${6:-default}" "$1" "$4" "$4" "${5:-{\}}"
-}
+# The policy line that decides a cell expected to pass.
+pass_line=$(grep -n '^expect \* \* \* \* pass' "$policy" | cut -d: -f1)
 
-# run NAME RECORD... : a run dir holding those records
-run() {
-	d=$t/$1
-	shift
-	mkdir -p "$d/jobs"
-	{
-		printf '['
-		sep=
-		for r in "$@"; do
-			printf '%s%s' "$sep" "$r"
-			sep=,
-		done
-		printf ']\n'
-	} >"$d/results.json"
-}
+out=$("$gate" --help)
+is $? 0 "--help exits 0"
+like "$out" "^usage: gate RUN_DIR .*--save-baseline DIR" "--help prints the usage on stdout"
+"$gate" --bogus >/dev/null 2>&1
+is $? 2 "an unknown option is bad input (exit 2)"
 
-good="$(rec desktop x86-intel edu-lying pass '{"edu-lying.bytes_wrong":0}') \
-$(rec server x86-intel edu-lying iommu-fault) \
-$(rec desktop x86-intel blk pass '{"blk.read_mib_s":100}') \
-$(rec server x86-intel boot pass)"
-# shellcheck disable=SC2086
-eval run good $(for r in $good; do printf "'%s' " "$r"; done)
-
+run good "$(rec desktop x86-intel edu-lying pass '{"edu-lying.bytes_wrong":0}')" \
+	"$(rec server x86-intel edu-lying iommu-fault)" \
+	"$(rec desktop x86-intel blk pass '{"blk.read_mib_s":100}')" \
+	"$(rec server x86-intel boot pass)"
 out=$("$gate" "$t/good" --policy "$policy" --no-rerun)
 is $? 0 "a run that meets the policy ships (exit 0)"
 like "$(echo "$out" | tail -n 2 | head -n 1)" "^VERDICT: SHIP - 4 cells: 4 ok \(1 known hazards seen\)" "one-line verdict"
@@ -51,40 +35,91 @@ is "$(grep -c '<testcase ' "$t/good/junit.xml")" 4 "junit.xml has one testcase p
 is "$(grep -c '<failure' "$t/good/junit.xml")" 0 "and no failures"
 like "$(tr -d ' \n' <"$t/good/kcidb.json")" '"version":\{"major":4,"minor":0\}.*"checkouts":\[\{.*"builds":\[\{.*"tests":\[\{' \
 	"kcidb.json has version, checkouts, builds and tests"
+report=$(cat "$t/good/report.html")
+like "$report" "$(deb_of desktop).*6\.1\.192-1.*(de){32}" "report.html names the desktop package, its version and sha256"
+like "$report" "$(deb_of server).*6\.1\.192-1.*(5e){32}" "and the server package"
 
 run broke "$(rec desktop x86-intel blk data-corruption)" "$(rec server x86-intel edu-lying iommu-fault)"
 out=$("$gate" "$t/broke" --policy "$policy" --no-rerun)
 is $? 1 "an expected pass that failed blocks (exit 1)"
 like "$out" "desktop/amd64/x86-intel/blk .*FAIL +expected pass, got data-corruption" "names the cell and what it got"
-is "$(grep -c '<failure' "$t/broke/junit.xml")" 1 "junit.xml counts the failure"
+like "$out" "desktop/amd64/x86-intel/blk .*FAIL .*\(policy line $pass_line\)" "and the policy line that decided it"
+is "$(grep -c '<failure type="data-corruption"' "$t/broke/junit.xml")" 1 "junit.xml counts the failure, typed by its outcome"
 
 run hazard "$(rec server x86-intel edu-lying pass)"
 out=$("$gate" "$t/hazard" --policy "$policy" --no-rerun)
 is $? 1 "a known hazard that passes blocks"
-like "$out" "known hazard passed" "and says the farm stopped seeing it"
+like "$out" "known hazard passed.*\(policy line $(grep -n '^expect server \* \* edu-lying iommu' "$policy" | cut -d: -f1)\)" \
+	"and says the farm stopped seeing it, naming the hazard's policy line"
 
 run fast "$(rec desktop x86-intel blk pass '{"blk.read_mib_s":100}')"
 run slow "$(rec desktop x86-intel blk pass '{"blk.read_mib_s":50}')"
 out=$("$gate" "$t/slow" --policy "$policy" --no-rerun --baseline "$t/fast")
 is $? 1 "a metric regression beyond its limit blocks"
-like "$out" "blk.read_mib_s -50.0% against the baseline, limit -30%" "names the metric, the delta and the limit"
+like "$out" "blk.read_mib_s -50.0% against the baseline, limit -30% \(policy line [0-9]+\)" "names the metric, the delta, the limit and its line"
 "$gate" "$t/fast" --policy "$policy" --no-rerun --baseline "$t/slow" >/dev/null
 ok $? "an improvement does not block"
 
 run missing "$(rec desktop x86-intel blk pass)"
 out=$("$gate" "$t/missing" --policy "$policy" --no-rerun --baseline "$t/good")
-is $? 1 "a cell missing from the run blocks"
+is $? 1 "a cell the baseline had and the run lacks blocks"
 like "$out" "server/amd64/x86-intel/edu-lying .*\(missing\) +FAIL +cell missing" "and is named"
+
+EXTRA_CELLS="server/amd64/x86-intel/blk desktop/amd64/x86-intel/blk@stall" \
+	run undeclared "$(rec desktop x86-intel blk pass)"
+out=$("$gate" "$t/undeclared" --policy "$policy" --no-rerun)
+is $? 1 "cells the matrix declares but the run lacks block, without a baseline"
+like "$out" "server/amd64/x86-intel/blk .*\(missing\) +FAIL +cell missing from the run \(policy line $pass_line\)" "each missing cell is named with its policy line"
+like "$out" "desktop/amd64/x86-intel/blk@stall .*\(missing\) +FAIL" "a missing variant cell too"
+
+run skipped "$(rec desktop x86-intel blk pass)" "$(rec desktop x86-intel nvme skip)"
+out=$("$gate" "$t/skipped" --policy "$policy" --no-rerun)
+is $? 1 "a skip the policy does not expect blocks"
+like "$out" "desktop/amd64/x86-intel/nvme .*skip +FAIL +unexpected skip" "and is called an unexpected skip"
+
+printf 'expect * * * * pass|skip\n' >"$t/skips.conf"
+run allskip "$(rec desktop x86-intel blk skip)" "$(rec server x86-intel blk skip)"
+out=$("$gate" "$t/allskip" --policy "$t/skips.conf" --no-rerun)
+is $? 1 "a run in which every cell was skipped blocks, even when the policy allows skips"
+like "$out" "VERDICT: BLOCK .*no cell ran" "the verdict says no cell ran"
+"$gate" "$t/allskip" --policy "$policy" --no-rerun >/dev/null
+is $? 1 "and blocks under the release policy"
+run empty
+out=$("$gate" "$t/empty" --policy "$policy" --no-rerun)
+is $? 1 "a run with no record blocks"
+
+run was_pass "$(rec desktop x86-intel blk pass)" "$(rec desktop x86-intel boot pass)"
+run now_skip "$(rec desktop x86-intel blk skip)" "$(rec desktop x86-intel boot pass)"
+out=$("$gate" "$t/now_skip" --policy "$t/skips.conf" --no-rerun --baseline "$t/was_pass")
+is $? 1 "a pass that became a skip against the baseline blocks"
+like "$out" "desktop/amd64/x86-intel/blk .*FAIL +passed on the baseline, skipped now" "and says so"
+
+# --save-baseline: only a run that ships.
+"$gate" "$t/broke" --policy "$policy" --no-rerun --save-baseline "$t/base1" >/dev/null 2>"$t/err"
+is $? 1 "a blocked run with --save-baseline exits 1"
+[ ! -e "$t/base1/results.json" ]
+ok $? "and is not saved as the baseline"
+like "$(cat "$t/err")" "not saving .* as the baseline: the verdict is BLOCK" "saying so on stderr"
+"$gate" "$t/good" --policy "$policy" --no-rerun --save-baseline "$t/base2" >/dev/null 2>&1
+is $? 0 "a shipping run is saved"
+cmp -s "$t/good/results.json" "$t/base2/results.json"
+ok $? "as its results.json"
 
 # Flaky: the fake runner's rerun passes.
 mkdir -p "$t/bin"
-cat >"$t/bin/runner" <<RUNNER
+cat >"$t/bin/runner" <<'RUNNER'
 #!/bin/sh
-while [ \$# -gt 0 ]; do [ "\$1" = --out ] && out=\$2; shift; done
-mkdir -p "\$out"
-echo '[$(rec desktop x86-intel blk pass)]' >"\$out/results.json"
+# A stand-in farm/farm: records its argv, one word a line, and answers
+# with the canned results the test left next to it.
+here=$(dirname "$0")
+printf '%s\n' "$@" >"$here/argv"
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
+mkdir -p "$out/latest"
+cp "$here/results.json" "$out/latest/results.json"
 RUNNER
 chmod +x "$t/bin/runner"
+run again "$(rec desktop x86-intel blk pass)"
+cp "$t/again/results.json" "$t/bin/results.json"
 run flaky "$(rec desktop x86-intel blk hang)"
 out=$("$gate" "$t/flaky" --policy "$policy" --runner "$t/bin/runner" 2>/dev/null)
 is $? 1 "flaky blocks under 'flaky block'"
@@ -93,10 +128,35 @@ sed 's/^flaky block/flaky allow/' "$policy" >"$t/allow.conf"
 "$gate" "$t/flaky" --policy "$t/allow.conf" --runner "$t/bin/runner" >/dev/null 2>&1
 ok $? "flaky ships under 'flaky allow'"
 
+# Axis values and a kernel spec full of shell: the rerun passes them as
+# words, so nothing runs.
+evil_machine="x;touch $t/pwned"
+evil_kernel="\$(touch $t/pwned)'\`touch $t/pwned\`"
+evil_variant="v|touch $t/pwned"
+printf '{"format":2,"matrix":[],"kernels":[],"records":[{"job_id":"evil","axes":{"flavour":"desktop","arch":"amd64","machine":"%s","workload":"blk","variant":"%s","kernel":"k"},"rerun":{"kernel":"%s","variant":"a=b; touch %s/pwned &"},"outcome":"hang","reason":"synthetic"}]}\n' \
+	"$evil_machine" "$evil_variant" "$evil_kernel" "$t" >"$t/evil.json"
+mkdir -p "$t/evil"
+cp "$t/evil.json" "$t/evil/results.json"
+rm -f "$t/bin/argv"
+"$gate" "$t/evil" --policy "$policy" --runner "$t/bin/runner" >/dev/null 2>&1
+[ -s "$t/bin/argv" ] && [ ! -e "$t/pwned" ]
+ok $? "a rerun of a cell whose axes hold shell runs the runner and nothing else"
+printf 'run\n--out\n%s/evil/reruns/0\n--arch\namd64\n--machine\n%s\n--kernel\n%s\n--workload\nblk\n--variant\n%s=a=b; touch %s/pwned &\n' \
+	"$t" "$evil_machine" "$evil_kernel" "$evil_variant" "$t" >"$t/want-argv"
+cmp -s "$t/want-argv" "$t/bin/argv"
+r=$?
+ok $r "the runner got every metacharacter as a literal argv word"
+[ $r -eq 0 ] || diff "$t/want-argv" "$t/bin/argv" | sed 's/^/#   /'
+
 printf '[{"axes": oops}]\n' >"$t/flaky/results.json"
 err=$("$gate" "$t/flaky" --policy "$policy" --no-rerun 2>&1 >/dev/null)
 [ $? -eq 2 ] && printf '%s' "$err" | grep -q "results.json:1:"
 ok $? "malformed results.json: exit 2 naming the file and line ($err)"
+printf '[%s]\n' "$(rec desktop x86-intel blk pass)" >"$t/flaky/results.json"
+err=$("$gate" "$t/flaky" --policy "$policy" --no-rerun 2>&1 >/dev/null)
+[ $? -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] &&
+	printf '%s' "$err" | grep -q "results.json: .*format 2"
+ok $? "a results.json of another format: exit 2 and one line ($err)"
 printf 'expect * * * * pass\nexpect server * * edu-lying explode\n' >"$t/bad.conf"
 err=$("$gate" "$t/good" --policy "$t/bad.conf" --no-rerun 2>&1 >/dev/null)
 [ $? -eq 2 ] && printf '%s' "$err" | grep -q "bad.conf:2: unknown outcome"
