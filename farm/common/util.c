@@ -264,31 +264,33 @@ static void redirect(const char *path, int to)
 	close(fd);
 }
 
-static void child_exec(char *const argv[], const char *out_path,
-		       const char *err_path, bool own_group)
+struct exec_args {
+	char *const *argv;
+	const char *out_path, *err_path;
+};
+
+static void child_exec(void *arg)
 {
+	const struct exec_args *e = arg;
 	int fd;
 
-	if (own_group)
-		setpgid(0, 0);
-	redirect(out_path, 1);
-	if (err_path && out_path && !strcmp(err_path, out_path))
+	redirect(e->out_path, 1);
+	if (e->err_path && e->out_path && !strcmp(e->err_path, e->out_path))
 		dup2(1, 2);
 	else
-		redirect(err_path, 2);
+		redirect(e->err_path, 2);
 	fd = open("/dev/null", O_RDONLY);
 	if (fd >= 0) {
 		dup2(fd, 0);
 		close(fd);
 	}
-	execvp(argv[0], argv);
-	fprintf(stderr, "%s: cannot run %s: %s\n", util_prog, argv[0],
+	execvp(e->argv[0], e->argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", util_prog, e->argv[0],
 		strerror(errno));
 	_exit(127);
 }
 
-int run_argv(char *const argv[], const char *out_path, const char *err_path,
-	     double timeout_s)
+int fork_call(void (*fn)(void *), void *arg, double timeout_s)
 {
 	double end = timeout_s > 0 ? now_s() + timeout_s : 0;
 	int status;
@@ -298,8 +300,12 @@ int run_argv(char *const argv[], const char *out_path, const char *err_path,
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0)
-		child_exec(argv, out_path, err_path, end != 0);
+	if (pid == 0) {
+		if (end)
+			setpgid(0, 0);
+		fn(arg);
+		_exit(0);
+	}
 	if (end)
 		setpgid(pid, pid);
 	for (;;) {
@@ -320,4 +326,12 @@ int run_argv(char *const argv[], const char *out_path, const char *err_path,
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+int run_argv(char *const argv[], const char *out_path, const char *err_path,
+	     double timeout_s)
+{
+	struct exec_args e = { argv, out_path, err_path };
+
+	return fork_call(child_exec, &e, timeout_s);
 }

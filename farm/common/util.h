@@ -37,7 +37,16 @@ char *str_replace_all(const char *s, const char *from, const char *to);
 const char *host_arch(void);
 
 /*
- * Runs argv with stdout to out_path and stderr to err_path (NULL:
+ * Calls fn(arg) in a child process (which exits 0 if fn returns). With
+ * timeout_s > 0 the child gets a process group of its own, killed whole
+ * past the deadline; with 0 it stays in ours, so a foreground program
+ * keeps the terminal. Returns the exit status, 128 + signal, or -1 if
+ * the child could not be made.
+ */
+int fork_call(void (*fn)(void *), void *arg, double timeout_s);
+
+/*
+ * fork_call() for a program: runs argv with stdout to out_path and stderr to err_path (NULL:
  * inherited; the same path: both in one file). With timeout_s > 0 the
  * child gets a process group of its own, killed whole past the
  * deadline; with 0 it stays in ours, so a foreground program keeps the

@@ -7,11 +7,9 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -33,6 +31,11 @@ static bool cpu_has_virt(void)
 	return yes;
 }
 
+static void probe_run(void *job)
+{
+	job_run(job);
+}
+
 /* A boot-only job under KVM with a hard deadline: did it pass? */
 static bool probe_boot(const char *dir, const char *arch,
 		       const struct kernel *k, const struct tables *t)
@@ -40,10 +43,7 @@ static bool probe_boot(const char *dir, const char *arch,
 	static struct variant none = { "default", "" };
 	struct job j = { .index = 0, .k = k, .v = &none, .accel = ACCEL_KVM,
 			 .engine = &engine_local };
-	const char *outcome;
-	double end;
 	size_t i;
-	int st;
 
 	for (i = 0; i < t->nmachines && !j.m; i++)
 		if (!strcmp(t->machines[i].arch, arch))
@@ -56,27 +56,11 @@ static bool probe_boot(const char *dir, const char *arch,
 	if (j.skip_reason)
 		return false;
 	job_prepare(&j, dir);
-	j.pid = fork();
-	if (j.pid < 0)
-		return false;
-	if (j.pid == 0) {
-		setpgid(0, 0);
-		job_run(&j);
-	}
-	setpgid(j.pid, j.pid);
-	end = now_s() + PROBE_SECONDS + 10;
-	while (waitpid(j.pid, &st, WNOHANG) == 0) {
-		if (now_s() > end) {
-			kill(-j.pid, SIGKILL);
-			job_kill_qemu(&j);
-			waitpid(j.pid, &st, 0);
-			break;
-		}
-		usleep(50000);
-	}
+	j.started = now_s();
+	fork_call(probe_run, &j, PROBE_SECONDS + 10);
+	job_kill_qemu(&j);
 	job_collect(&j);
-	outcome = json_string_value(json_object_get(j.record, "outcome"));
-	return outcome && !strcmp(outcome, "pass");
+	return !strcmp(jstr(j.record, "outcome", ""), "pass");
 }
 
 static enum accel decide(const char *dir, const char *arch,
