@@ -386,7 +386,7 @@ static void judge(const struct job *j, const struct lava_log *l, int rc)
 
 	if (!l->job) {
 		last = l->other ? l->other : "(no output)";
-		why = xasprintf("%s engine: ended (status %d) without a result for the job: %s",
+		why = xasprintf("%s ended (status %d) without a result for the job: %s",
 				j->engine->name, rc, last);
 		write_verdict(j, why, last);
 		free(why);
