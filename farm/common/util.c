@@ -19,15 +19,21 @@
 
 const char *util_prog = "farm";
 
+/* One line on stderr: "PROG: " and what, then the message. */
+static void vsay(const char *what, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", util_prog, what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", util_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
@@ -35,11 +41,9 @@ void warnx(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", util_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void *xmalloc(size_t n)
