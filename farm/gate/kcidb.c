@@ -151,17 +151,23 @@ static json_t *build_misc(json_t *kernel)
 	return misc;
 }
 
-/* The build of kernel @name, made on first use. */
+/*
+ * The build of kernel @name for @arch, made on first use: one package
+ * name stands for a kernel of each arch.
+ */
 static json_t *build(struct kcidb *x, const char *name, const char *arch,
 		     const char *flavour, json_t *kernel)
 {
-	json_t *b = json_object_get(x->builds, name);
+	char *key = xasprintf("%s/%s", arch, name);
+	json_t *b = json_object_get(x->builds, key);
 	char *id, *a;
 
-	if (b)
+	if (b) {
+		free(key);
 		return b;
+	}
 	b = json_object();
-	id = xasprintf("%s/%s", x->checkout_id, name);
+	id = xasprintf("%s/%s", x->checkout_id, key);
 	a = tidy(kcidb_arch(arch), arch_char);
 	put_str(b, "id", id);
 	put_str(b, "checkout_id", x->checkout_id);
@@ -172,19 +178,22 @@ static json_t *build(struct kcidb *x, const char *name, const char *arch,
 	package_output(b, kernel);
 	json_object_set_new(b, "valid", json_true());
 	json_object_set_new(b, "misc", build_misc(kernel));
-	json_object_set_new(x->builds, name, b);
+	json_object_set_new(x->builds, key, b);
+	free(key);
 	free(a);
 	free(id);
 	return b;
 }
 
-static json_t *kernel_named(const struct gate *g, const char *name)
+static json_t *kernel_named(const struct gate *g, const char *name,
+			    const char *arch)
 {
 	json_t *k;
 	size_t i;
 
 	json_array_foreach(g->run.kernels, i, k)
-		if (!strcmp(jstr(k, "name", ""), name))
+		if (!strcmp(jstr(k, "name", ""), name) &&
+		    !strcmp(jstr(k, "arch", ""), arch))
 			return k;
 	return NULL;
 }
@@ -206,7 +215,7 @@ static const char *build_id_of(struct kcidb *x, const struct cell *c)
 {
 	json_t *axes = json_object_get(c->record, "axes");
 	const char *name = jstr(axes, "kernel", NULL);
-	json_t *kernel = name ? kernel_named(x->g, name) :
+	json_t *kernel = name ? kernel_named(x->g, name, c->key.arch) :
 				kernel_for(x->g, &c->key);
 	char fallback[2 * POLICY_FIELD + 2];
 

@@ -14,7 +14,7 @@ done
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 . "$top/tests/gate/fixtures.sh"
-plan 20
+plan 21
 
 # validate FILE: prints the first errors as TAP comments.
 validate() {
@@ -87,6 +87,20 @@ like "$blk" '"duration":1\.5' "a test has its duration"
 url=$(printf '%s' "$blk" | jq -r .log_url)
 [ "${url#file:///}" != "$url" ] && [ -f "${url#file://}" ]
 ok $? "and its console log as a file:// URL ($url)"
+
+# One package name, two arches (the runner's kernel axis for a .deb is
+# its package name): two builds, each test under its own arch's build.
+run twoarch "$(rec desktop x86-intel boot pass)"
+jq '.kernels[0].name = "linux-image-6.1.192-sac-desktop" |
+	.kernels += [.kernels[0] | .arch = "arm64"] |
+	.records[0].axes.kernel = "linux-image-6.1.192-sac-desktop" |
+	.records += [.records[0] | .axes.arch = "arm64" | .axes.machine = "arm64-smmuv3" |
+		.job_id = "arm64-boot"] |
+	.matrix += ["desktop/arm64/arm64-smmuv3/boot"]' "$t/twoarch/results.json" >"$t/two.json"
+mv "$t/two.json" "$t/twoarch/results.json"
+"$gate" "$t/twoarch" --policy "$policy" --no-rerun >/dev/null 2>&1
+is "$(jq -r '[.tests[] | .build_id | split("/")[1]] | sort | join(" ")' "$t/twoarch/kcidb.json")" \
+	"amd64 arm64" "one package name on two arches: each test under its own arch's build"
 
 jq '.tests[0].status = "WAIVED" | .tests[1].id = "no-origin"' "$k" >"$t/bad.json"
 ! validate "$t/bad.json" >/dev/null
