@@ -26,11 +26,12 @@ include debian/debs.mk
 include farm/common/common.mk
 include farm/gate/gate.mk
 include farm/classify/classify.mk
+include farm/triage/triage.mk
 include farm/guest/guest.mk
 include farm/module/module.mk
 include farm/runner/runner.mk
 
-host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify
+host-tools: $(HOST)/kconfig-verify $(HOST)/gate classify triage
 
 kernels: deps host-tools
 	@for f in $(FLAVOURS); do \

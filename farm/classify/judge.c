@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "faults.h"
 #include "stages.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -100,30 +101,12 @@ static bool is_oops(const char *l)
 	       strstr(l, "general protection fault");
 }
 
-static bool is_dmar_fault(const char *l)
-{
-	const char *p = strstr(l, "DMAR:");
-
-	if (p) {
-		p += 5;
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "[DMA Read", 9) || !strncmp(p, "[DMA Write", 10) ||
-		    !strncmp(p, "[INTR-REMAP]", 12) ||
-		    !strncmp(p, "DRHD: handling fault status reg", 31))
-			return true;
-	}
-	return has_then(l, "DMAR-IR:", "fault");
-}
-
+/* Fault lines of every IOMMU family: the one parser, farm/common/faults.c. */
 static bool is_iommu_fault(const char *l)
 {
-	return is_dmar_fault(l) ||
-	       strstr(l, "AMD-Vi: Event logged [") ||
-	       (has_then(l, "arm-smmu-v3 ", ": event 0x") &&
-		has_then(l, ": event 0x", " received")) ||
-	       has_then(l, "arm-smmu ", "Unhandled context fault") ||
-	       has_then(l, "virtio_iommu ", " fault from EP");
+	struct flt_line fl;
+
+	return flt_is_fault_line(flt_parse_line(l, &fl));
 }
 
 /*
