@@ -3,7 +3,8 @@
  * context: what the log says around its faults. Which vendor:device sits
  * at a PCI address (lspci -nn, the farm agent's identity line, the
  * kernel's own enumeration), which kernel ran with which command line,
- * and how far systemd got.
+ * and how far systemd got. The farm agent's lines are found here too; its
+ * results go on to result.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -153,20 +154,43 @@ static void identity_pci(struct triage *t, json_t *pci)
 	}
 }
 
-/* "SAC <16 hex> identity {...}": farm/PROTOCOL.md */
+/*
+ * "SAC <16 hex> <kind> {...}" (farm/PROTOCOL.md): the JSON object of a farm
+ * agent line of that kind, its nonce into @nonce (TRI_NONCE + 1 bytes);
+ * NULL for any other line, and for one longer than an agent writes.
+ */
+const char *tri_agent_line(const char *line, const char *kind, char *nonce)
+{
+	const char *p = strstr(line, "SAC ");
+	size_t n = strlen(kind);
+	uint16_t unused;
+	unsigned int i;
+
+	if (!p || strlen(p) >= TRI_AGENT_MAX)
+		return NULL;
+	for (i = 0; i < TRI_NONCE; i += 4)
+		if (!hex4(p + 4 + i, &unused))
+			return NULL;
+	p += 4 + TRI_NONCE;
+	if (p[0] != ' ' || strncmp(p + 1, kind, n) || strncmp(p + 1 + n, " {", 2))
+		return NULL;
+	memcpy(nonce, p - TRI_NONCE, TRI_NONCE);
+	nonce[TRI_NONCE] = '\0';
+	return p + 2 + n;
+}
+
 static void agent_identity(struct triage *t, const char *line)
 {
-	const char *p = strstr(line, "SAC "), *s;
-	uint16_t unused;
+	char nonce[TRI_NONCE + 1];
+	const char *p = tri_agent_line(line, "identity", nonce), *s;
 	json_t *o;
 
-	if (!p || !hex4(p + 4, &unused) || !hex4(p + 8, &unused) ||
-	    !hex4(p + 12, &unused) || !hex4(p + 16, &unused) ||
-	    strncmp(p + 20, " identity {", 11))
+	if (!p)
 		return;
-	o = json_loads(p + 30, JSON_REJECT_DUPLICATES, NULL);
+	o = json_loads(p, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(o))
 		goto out;
+	memcpy(t->ctx.nonce, nonce, sizeof(nonce));
 	s = json_string_value(json_object_get(o, "uname"));
 	if (s)
 		copy_word(t->ctx.release, sizeof(t->ctx.release), s);
@@ -211,6 +235,7 @@ void tri_context_line(struct triage *t, const char *line, unsigned long no)
 
 	enumeration(t, line);
 	agent_identity(t, line);
+	tri_result_line(t, line, no);
 	systemd(t, line, no);
 	p = strstr(line, "Linux version ");
 	if (p)

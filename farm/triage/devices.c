@@ -11,6 +11,10 @@
  * becomes 0xfffff000 for k = 32, and an ASM1061-like part that decodes 43
  * bits reports 0x7fffff00000. Such an address, "cut" to k bits, is the
  * fingerprint; k is how many bits the device really decodes.
+ *
+ * An IOMMU that reports no fault leaves only the damage: the farm agent's
+ * result that found the data corrupted while the device had DMA addresses
+ * above 4 GiB (result.c) makes the same verdict.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +53,8 @@ static struct tri_device *new_device(struct triage *t)
 	return d;
 }
 
-static struct tri_device *device_by_bdf(struct triage *t, uint32_t bdf)
+/* The device at PCI address @bdf, a new one if need be; NULL: table full. */
+struct tri_device *tri_device_at(struct triage *t, uint32_t bdf)
 {
 	struct tri_device *d;
 	unsigned int i;
@@ -114,7 +119,7 @@ static void add_fault(struct triage *t, const struct flt_event *ev)
 	struct tri_device *d;
 
 	t->fam[l->family].faults++;
-	d = l->has_dev ? device_by_bdf(t, l->dev) : device_by_id(t, l);
+	d = l->has_dev ? tri_device_at(t, l->dev) : device_by_id(t, l);
 	if (!d)
 		return;
 	t->fam[l->family].last_dev = (int)(d - t->dev);
@@ -161,7 +166,7 @@ static void add_adaptive(struct triage *t, const struct flt_event *ev)
 		return;
 	if (l->has_pci_id)
 		tri_add_id(t, l->dev, l->vendor, l->device, TRI_ID_SERIES, NULL);
-	d = device_by_bdf(t, l->dev);
+	d = tri_device_at(t, l->dev);
 	if (!d || d->adaptive_line)
 		return;
 	d->adaptive_line = ev->no;
@@ -201,6 +206,10 @@ bool tri_adaptive_first(const struct tri_device *d)
 
 static enum tri_verdict verdict(const struct tri_device *d)
 {
+	if (d->silent.above_4g)
+		return TRI_SAC;	/* corrupted data above 4 GiB, unreported */
+	if (!d->faults && d->silent.results)
+		return TRI_OTHER;	/* corrupted data, not above 4 GiB */
 	if (!d->faults)
 		return d->adaptive_line ? TRI_ADAPTIVE : TRI_NONE;
 	if (d->cut || d->above_4g || tri_adaptive_first(d))

@@ -29,7 +29,7 @@
 #include "triage.h"
 #include "util.h"
 
-#define MAX_SAMPLES	16
+#define MAX_SAMPLES	32
 #define SAMPLE_MAX	(256 * 1024)
 #define INPUT_MAX	(96 * 1024)
 
@@ -70,6 +70,9 @@ static const char *const pieces[] = {
 	"dmar_fault: ", " callbacks suppressed", ": Using ", "-bit DMA addresses",
 	"32-bit IOVA space full iommu.sac_devices=", "pci 0000:00:02.0: [",
 	"SAC 5ac0ffee00c0ffee identity {\"pci\":[{\"bdf\":\"", "\",\"vendor\":\"",
+	"SAC 5ac0ffee00c0ffee result {\"workload\":\"edu-lying\",\"status\":\"fail\",\"reason\":\"data-corruption\",\"details\":{\"dev0\":\"",
+	" ws=", " above_4g=", " iova=0x", "-0x", " coh_tx=0x", "\",\"dev0.xfer", "\":\"src=0x",
+	" dst=0x", "\"}}",
 	"Reached target ", "A start job is running for ", " (",
 	"Linux version ", "Kernel command line: iommu.forcedac=1 iommu.sac_devices=",
 	"00:02.0", "0000:ff:1f.7", "0x00:0x02.0x0", ":", ".", "[  12.345678] ", "> ",

@@ -2,7 +2,9 @@
 /*
  * report: the verdicts in words, for a maintainer reading a bug report.
  * The last lines are stable for scripts: "suggest: <boot entry>" and
- * "quirk: <config line>", or "nothing SAC-related ...".
+ * "quirk: <config line>", or "nothing SAC-related ...". A device the log
+ * has no fault for, only the farm agent's data-corruption result, is
+ * reported as such: family none, silent corruption.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -62,13 +64,21 @@ static void explain_sac(const struct triage *t, const struct tri_device *d,
 	if (d->above_4g)
 		len = add(buf, size, len, " %lu fault addresses are above 4 GiB;",
 			  d->above_4g);
+	if (d->silent.above_4g)
+		len = add(buf, size, len,
+			  " the farm agent's %s result (line %lu) found the data corrupted while %lu of the device's DMA buffers sat above 4 GiB, and %s;",
+			  d->silent.workload, d->silent.first_line,
+			  d->silent.above_4g,
+			  d->faults ? "the IOMMU reported faults too" :
+			  "no fault was reported (an IOMMU that does not report the device's stray DMA)");
 	if (tri_adaptive_first(d))
 		len = add(buf, size, len,
 			  " the device left the 32-bit-first path (line %lu) before it faulted;",
 			  d->adaptive_line);
 	len = add(buf, size, len,
 		  " its driver claims more address bits than the device decodes, so keep it on 32-bit IOVAs first");
-	if (trick_on(t) && !d->above_4g && d->cut_bits == 32)
+	if (trick_on(t) && !d->above_4g && !d->silent.above_4g &&
+	    d->cut_bits == 32)
 		add(buf, size, len,
 		    " (this kernel tries 32-bit IOVAs first already, so an address like this is also an ordinary IOVA: if the entry changes nothing, look for a DMA after unmap)");
 }
@@ -94,6 +104,12 @@ const char *tri_explain(const struct triage *t, const struct tri_device *d,
 			 d->type[0] ? d->type : "no type", unknown_hint(d));
 		break;
 	case TRI_OTHER:
+		if (!d->faults) {
+			snprintf(buf, size,
+				 "another bug: the farm agent's %s result (line %lu) found the data corrupted with no DMA buffer above 4 GiB; no SAC entry helps",
+				 d->silent.workload, d->silent.first_line);
+			break;
+		}
 		snprintf(buf, size, "%s",
 			 d->intr == d->faults ?
 			 "another bug: interrupt-remapping faults, not DMA addresses; no SAC entry helps" :
@@ -159,6 +175,31 @@ static void device_faults(const struct tri_device *d, FILE *out)
 		fprintf(out, "  cut IOVA      none\n");
 }
 
+static void device_silent(const struct tri_device *d, FILE *out)
+{
+	const struct tri_silent *s = &d->silent;
+	unsigned int i;
+
+	if (!s->results)
+		return;
+	if (!d->faults)
+		fprintf(out, "  family        none (no fault reported: silent corruption)\n");
+	fprintf(out, "  corruption    line %lu", s->first_line);
+	if (s->results > 1)
+		fprintf(out, " to %lu, %lu results", s->last_line, s->results);
+	fprintf(out, ", %s: %s\n", s->workload, s->reason);
+	fprintf(out, "  dma buffers   %lu", s->above_4g);
+	if (s->ws)
+		fprintf(out, " of %lu in its working set", s->ws);
+	fprintf(out, " above 4 GiB\n");
+	fprintf(out, "  dma addresses %u distinct above 4 GiB", s->n_addrs);
+	for (i = 0; i < s->n_addrs; i++)
+		fprintf(out, "%s0x%" PRIx64, i ? ", " : ": ", s->addrs[i]);
+	if (s->unlisted)
+		fprintf(out, " (and %lu past the list)", s->unlisted);
+	fputc('\n', out);
+}
+
 static void device_adaptive(const struct tri_device *d, FILE *out)
 {
 	if (!d->adaptive_line)
@@ -214,6 +255,7 @@ static void device_report(const struct triage *t, const struct tri_device *d,
 	fputc('\n', out);
 	device_title(d, out);
 	device_faults(d, out);
+	device_silent(d, out);
 	device_adaptive(d, out);
 	fprintf(out, "  verdict       %s: %s\n", tri_verdict_name(d->verdict),
 		tri_explain(t, d, why, sizeof(why)));
@@ -293,7 +335,7 @@ void tri_report_text(const struct triage *t, FILE *out)
 	fputc('\n', out);
 	context(t, out);
 	if (!tri_found(t)) {
-		fprintf(out, "nothing SAC-related in this log: no IOMMU fault, rate-limit or overflow line, and no \"Using N-bit DMA addresses\" notice\n");
+		fprintf(out, "nothing SAC-related in this log: no IOMMU fault, rate-limit or overflow line, no \"Using N-bit DMA addresses\" notice, and no farm data-corruption result naming a device\n");
 		return;
 	}
 	families(t, out);

@@ -38,6 +38,31 @@ static json_t *addresses(const struct tri_device *d)
 	return a;
 }
 
+/* The farm agent's data-corruption results for the device, or null. */
+static json_t *silent(const struct tri_device *d)
+{
+	const struct tri_silent *s = &d->silent;
+	json_t *o, *a;
+	unsigned int i;
+
+	if (!s->results)
+		return json_null();
+	a = json_array();
+	for (i = 0; i < s->n_addrs; i++)
+		json_array_append_new(a, hex(s->addrs[i]));
+	o = json_pack("{s:I,s:I,s:I,s:s,s:s}",
+		      "results", (json_int_t)s->results,
+		      "first_line", (json_int_t)s->first_line,
+		      "last_line", (json_int_t)s->last_line,
+		      "workload", s->workload, "reason", s->reason);
+	json_object_set_new(o, "above_4g", json_integer(s->above_4g));
+	json_object_set_new(o, "working_set",
+			    s->ws ? json_integer(s->ws) : json_null());
+	json_object_set_new(o, "addresses", a);
+	json_object_set_new(o, "addresses_unlisted", json_integer(s->unlisted));
+	return o;
+}
+
 static json_t *pci_id(const struct tri_device *d)
 {
 	char id[16];
@@ -99,6 +124,7 @@ static json_t *device(const struct triage *t, const struct tri_device *d)
 	json_object_set_new(o, "cut", json_integer(d->cut));
 	json_object_set_new(o, "decodes_bits",
 			    d->cut_bits ? json_integer(d->cut_bits) : json_null());
+	json_object_set_new(o, "silent_corruption", silent(d));
 	json_object_set_new(o, "adaptive_line", line_or_null(d->adaptive_line));
 	json_object_set_new(o, "adaptive_bits",
 			    d->adaptive_line ? json_integer(d->adaptive_bits) : json_null());

@@ -3,7 +3,8 @@
  * triage: from a user's kernel log to the iommu.sac_devices= entry that
  * fixes their machine. One pass over the log, line by line, in bounded
  * memory (scan.c): the fault records (farm/common/faults.c) go to a table
- * of devices (devices.c), the lines around them to the context (context.c);
+ * of devices (devices.c), the lines around them to the context (context.c),
+ * the farm agent's data-corruption results to the same table (result.c);
  * at the end every device gets a verdict and the report is written as
  * text (report.c) or JSON (report_json.c).
  */
@@ -23,6 +24,8 @@
 #define TRI_IDS		1024	/* PCI addresses with a known vendor:device */
 #define TRI_TEXT	120	/* a systemd target or job name, kept */
 #define TRI_ENTRIES	16	/* entries iommu.sac_devices= takes */
+#define TRI_AGENT_MAX	4000	/* a farm agent line is shorter: PROTOCOL.md */
+#define TRI_NONCE	16	/* hex digits of the agent's nonce */
 
 /* Where a vendor:device came from, weakest first. */
 enum tri_id_source {
@@ -42,10 +45,27 @@ struct tri_id {
 
 enum tri_verdict {
 	TRI_NONE,
-	TRI_SAC,	/* cut or high addresses, or an adaptive trip: the trick */
+	TRI_SAC,	/* cut or high addresses, an adaptive trip, or data */
+			/* corrupted at DMA addresses above 4 GiB: the trick */
 	TRI_UNKNOWN,	/* faults with no address to judge */
 	TRI_OTHER,	/* low addresses, not cut, or interrupts: another bug */
 	TRI_ADAPTIVE,	/* left the 32-bit path, and no fault followed */
+};
+
+/*
+ * The farm agent's results that found the data corrupted and named this
+ * device: the evidence when the IOMMU reported no fault at all.
+ */
+struct tri_silent {
+	unsigned long results;		/* 0: none */
+	unsigned long first_line, last_line;
+	unsigned long above_4g;		/* the largest "above_4g=N" named */
+	unsigned long ws;		/* "ws=N" of that same result, 0: none */
+	char workload[32];		/* the first result's */
+	char reason[TRI_TEXT];
+	uint64_t addrs[TRI_ADDRS];	/* distinct DMA addresses above 4 GiB */
+	unsigned int n_addrs;
+	unsigned long unlisted;
 };
 
 struct tri_device {
@@ -63,6 +83,7 @@ struct tri_device {
 	unsigned int code;
 	unsigned long adaptive_line;	/* 0: no adaptive notice */
 	unsigned int adaptive_bits;
+	struct tri_silent silent;
 	const struct tri_id *pci;	/* resolved by tri_finish() */
 	enum tri_verdict verdict;
 };
@@ -80,6 +101,7 @@ struct tri_context {
 	unsigned long job_line;
 	char release[64];		/* "Linux version X" or the identity's uname */
 	char sac[8];			/* the identity's "y", "n" or "unknown" */
+	char nonce[TRI_NONCE + 1];	/* the identity's, "" before it */
 	char cmdline_sac[TRI_TEXT];	/* iommu.sac_devices= on the command line */
 	int forcedac;			/* iommu.forcedac= on it, -1 if absent */
 };
@@ -103,6 +125,7 @@ void tri_init(struct triage *t, const char *input);
 int tri_read(struct triage *t, FILE *f);
 
 /* devices.c */
+struct tri_device *tri_device_at(struct triage *t, uint32_t bdf);
 void tri_event(const struct flt_event *ev, void *arg);
 void tri_finish(struct triage *t);
 bool tri_found(const struct triage *t);
@@ -119,6 +142,10 @@ const struct tri_id *tri_find_id(const struct triage *t, uint32_t bdf);
 int tri_read_lspci(struct triage *t, const char *path);
 const char *tri_id_source_name(enum tri_id_source source);
 void tri_clean_text(char *dst, size_t size, const char *src, size_t n);
+const char *tri_agent_line(const char *line, const char *kind, char *nonce);
+
+/* result.c */
+void tri_result_line(struct triage *t, const char *line, unsigned long no);
 
 /* report.c, report_json.c */
 const char *tri_verdict_name(enum tri_verdict v);

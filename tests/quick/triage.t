@@ -4,7 +4,8 @@
 # logs reach a maintainer (plain dmesg, bare, journalctl -k with its
 # prefix, journalctl -o short-monotonic, a "> "-quoted CRLF paste); the
 # farm's own captured consoles; the composed logs of tests/data/triage;
-# the analysis (cut IOVAs, 4 GiB, adaptive trips, another bug), the
+# the analysis (cut IOVAs, 4 GiB, adaptive trips, another bug), the farm
+# agent's data-corruption result where the IOMMU reported nothing, the
 # suggestion, --json, --lspci, the bounds (long lines, NUL, many devices,
 # many addresses, memory) and the refusals. The parser's unit tests
 # (triage-unit) run first.
@@ -143,7 +144,7 @@ intr 0000:f0:1f.0|- intel-dmar other 1+0 - 0 -"
 n_cases=$(printf '%s\n' "$cases" | wc -l)
 # shellcheck disable=SC2086 # one word per style
 n_styles=$(printf "%s\n" $styles | wc -l)
-plan $((1 + n_cases * n_styles * 2 + 11 + 13 + 8 + 7 + 10))
+plan $((1 + n_cases * n_styles * 2 + 11 + 13 + 8 + 9 + 7 + 10))
 
 "$unit" >"$t/unit" 2>&1
 r=$?
@@ -278,6 +279,75 @@ like "$(cat "$t/paste")" "next: the log does not say what 0000:03:00.0 is: run \
 "$tri" --json "$data/intel-paste.log" >"$t/paste.json"
 is "$(jq -r '"\(.devices[0].suggestion) \(.suggestion) \(.devices[0].decodes_bits)"' "$t/paste.json")" \
 	"null null 32" "intel-paste.log --json: no suggestion without an ID, 32 bits"
+
+# ---- silent corruption: no fault line, only the farm agent's result ----
+# QEMU 7.2's AMD IOMMU reports no fault for the lying edu device: the
+# server edu-lying cell only corrupts data, and its result says where.
+silent=$data/x86-amd-silent.log
+"$tri" "$silent" >"$t/silent"
+like "$?:$(flat "$t/silent")" "^1:.*device 0000:00:03.0 \\[1234:11e8\\] \\(from the farm agent's identity line\\) +family +none \\(no fault reported: silent corruption\\)" \
+	"x86-amd-silent.log: no fault line, yet 0000:00:03.0 [1234:11e8] (identity line), family none: silent corruption"
+like "$(flat "$t/silent")" "dma buffers   16 of 16 in its working set above 4 GiB.*verdict       sac: .*edu-lying result \\(line 29\\).*no fault was reported" \
+	"x86-amd-silent.log: 16 of 16 buffers above 4 GiB, verdict sac"
+is "$(tail -n 2 "$t/silent")" "suggest: iommu.sac_devices=1234:11e8:sac
+quirk: CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS=\"1234:11e8:sac\"" \
+	"x86-amd-silent.log: suggests iommu.sac_devices=1234:11e8:sac and the quirk line"
+"$tri" --json "$silent" >"$t/silent.json"
+is "$(summary 0000:00:03.0 "$t/silent.json")" "1234:11e8 none sac 0+0 - 0 iommu.sac_devices=1234:11e8:sac" \
+	"x86-amd-silent.log --json: family none, no fault, verdict sac, the entry"
+is "$(jq -r '.devices[0].silent_corruption | "\(.first_line) \(.workload) \(.above_4g)/\(.working_set) \(.addresses | length) \(.addresses[0])"' "$t/silent.json")" \
+	"29 edu-lying 16/16 6 0xfffffffffffec000" \
+	"x86-amd-silent.log --json: the result's line, workload, buffers above 4 GiB, addresses"
+sed '/ result /{s/above_4g=16/above_4g=0/;s/0xfffffffffff/0x00000000fff/g}' "$silent" >"$t/low-silent.log"
+"$tri" "$t/low-silent.log" >"$t/low-silent"
+like "$?:$(flat "$t/low-silent")" "^1:.*dma buffers   0 of 16 .*verdict       other: another bug: the farm agent's edu-lying result \\(line 29\\) found the data corrupted with no DMA buffer above 4 GiB" \
+	"a data-corruption result with above_4g=0: no sac verdict, another bug"
+! grep -q '^suggest:' "$t/low-silent"
+ok $? "... and no entry suggested"
+# forged NAME LINE: the identity, then LINE; triage's exit status
+id_line=$(grep '^SAC 5ac0ffee00a3d000 identity ' "$silent")
+good=$(sed -n 's/^SAC 5ac0ffee00a3d000 result //p' "$silent")
+r='SAC 5ac0ffee00a3d000 result'
+f='"workload":"edu-lying","status":"fail","reason":"data-corruption: 64 of 64 bytes differ"'
+forged() {
+	printf '%s\n%s\n' "$id_line" "$2" >"$t/forged-$1.log"
+	"$tri" "$t/forged-$1.log" >"$t/forged-$1" 2>&1
+	echo $?
+}
+is "$(forged good "$r {$f,\"details\":{\"dev0\":\"0000:00:03.0 above_4g=1\"}}")" 1 \
+	"the identity and a minimal data-corruption result: findings (the control for the forged lines)"
+long=$(head -c 4000 /dev/zero | tr '\0' x)
+loud=
+n_forged=0
+while IFS='|' read -r name line; do
+	n_forged=$((n_forged + 1))
+	[ "$(forged "$name" "$line")" = 0 ] || loud="$loud $name"
+done <<EOF
+array|$r {$f,"details":["0000:00:03.0 above_4g=16"]}
+object|$r {$f,"details":{"dev0":{"bdf":"0000:00:03.0","above_4g":16}}}
+no-bdf|$r {$f,"details":{"dev0":"ws=16 above_4g=16"}}
+bad-bdf|$r {$f,"details":{"dev0":"0000:00:03.9 above_4g=16"}}
+bdf-glued|$r {$f,"details":{"dev0":"0000:00:03.0,above_4g=16"}}
+words|$r {$f,"details":{"dev0":"0000:00:03.0 ws=16 above_4g=lots"}}
+negative|$r {$f,"details":{"dev0":"0000:00:03.0 above_4g=-16"}}
+huge|$r {$f,"details":{"dev0":"0000:00:03.0 above_4g=99999999999999999999"}}
+ws-only|$r {$f,"details":{"dev0":"0000:00:03.0 ws_above_4g=16"}}
+key|$r {$f,"details":{"device0":"0000:00:03.0 above_4g=16"}}
+key-zero|$r {$f,"details":{"dev00":"0000:00:03.0 above_4g=16"}}
+key-tail|$r {$f,"details":{"dev0x":"0000:00:03.0 above_4g=16"}}
+reason|$r {"workload":"edu-lying","status":"fail","reason":"timeout","details":{"dev0":"0000:00:03.0 above_4g=16"}}
+reason-array|$r {"workload":"edu-lying","status":"fail","reason":["data-corruption"],"details":{"dev0":"0000:00:03.0 above_4g=16"}}
+pass|$r {"workload":"edu-lying","status":"pass","reason":"data-corruption","details":{"dev0":"0000:00:03.0 above_4g=16"}}
+no-workload|$r {"status":"fail","reason":"data-corruption","details":{"dev0":"0000:00:03.0 above_4g=16"}}
+duplicate|$r {$f,"details":{"dev0":"0000:00:03.0 above_4g=16","dev0":"0000:00:03.0 above_4g=16"}}
+not-json|$r {dev0: 0000:00:03.0 above_4g=16}
+cut|$(printf '%s %s' "$r" "$good" | cut -c 1-400)
+trailing|$r $good junk
+nonce|SAC 0123456789abcdef result $good
+kind|SAC 5ac0ffee00a3d000 results $good
+too-long|$r {$f,"details":{"dev0":"0000:00:03.0 above_4g=16","pad":"$long"}}
+EOF
+is "${loud:-none}" none "$n_forged forged or misshapen result lines (shape, nonce, kind, length): each ignored, nothing found"
 
 # ---- bounds: long lines, NUL, no newline, many devices and addresses ----
 fault='DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0xfffff000 [fault reason 0x06] x'
