@@ -6,11 +6,14 @@
  * once per run.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -286,6 +289,32 @@ static struct kernel **kernels_open(json_t *specs, size_t *n)
 	return ks;
 }
 
+/*
+ * One run at a time in an output dir: an flock on OUT/.lock, which goes
+ * with the runner and its forked workers, however they end. The fd is
+ * close-on-exec, so no program they start (QEMU, expect, the
+ * classifier) holds it: only the runner's own processes keep OUT busy.
+ */
+static void lock_out_dir(const char *out)
+{
+	char *path = xasprintf("%s/.lock", out);
+	int fd;
+
+	if (mkdir_p(out))
+		die("cannot create %s", out);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		free(path);
+		return;		/* fd stays open: the lock is ours */
+	}
+	if (errno == EWOULDBLOCK)
+		die("another farm run holds %s: wait for it or use another --out",
+		    path);
+	die("cannot lock %s: %s", path, strerror(errno));
+}
+
 /* out/farm/<UTC timestamp>, with a suffix if a run started this second. */
 static char *make_run_dir(const char *out, char **id)
 {
@@ -294,8 +323,6 @@ static char *make_run_dir(const char *out, char **id)
 	int i;
 
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime(&t));
-	if (mkdir_p(out))
-		die("cannot create %s", out);
 	for (i = 1; i < 100; i++) {
 		*id = i == 1 ? xstrdup(stamp) : xasprintf("%s-%d", stamp, i);
 		dir = xasprintf("%s/%s", out, *id);
@@ -416,6 +443,7 @@ static int cmd_run(const struct tables *t, struct run_opts *o,
 		return 0;
 	}
 	out = o->out ? xstrdup(o->out) : xasprintf("%s/out/farm", farm.top);
+	lock_out_dir(out);
 	dir = make_run_dir(out, &id);
 	run.dir = dir;
 	run.id = id;
@@ -528,6 +556,11 @@ int main(int argc, char **argv)
 	int sub = !strcmp(cmd, "lava") ? 2 : 1;
 	struct tables t;
 
+	/* a link of a job's process chain (engine-local.c), not a command */
+	if (argc > 3 && !strcmp(cmd, EXEC_TIED_OPT))
+		exec_tied(argv[2], argv + 3);
+	/* nothing this program starts outlives it (pool.c) */
+	tie_children();
 	if (argc < 2)
 		usage_error("%s", "no command");
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -294,17 +295,62 @@ static void child_exec(void *arg)
 	_exit(127);
 }
 
+/* Set by tie_children(): fork_call()'s children die with their maker. */
+static bool tie_forks;
+
+bool tie_to_parent(pid_t parent, int sig)
+{
+	return !prctl(PR_SET_PDEATHSIG, sig) && getppid() == parent;
+}
+
+void tie_children(void)
+{
+	tie_forks = true;
+}
+
+/* Is our parent (still) the process named comm, truncated as /proc does? */
+static bool parent_is(const char *comm)
+{
+	char *path = xasprintf("/proc/%d/comm", (int)getppid());
+	char *text = read_text(path, 64);
+	bool yes;
+
+	free(path);
+	if (text)
+		text[strcspn(text, "\n")] = '\0';
+	yes = text && !strncmp(text, comm, 15) &&
+	      strlen(text) == (strlen(comm) < 15 ? strlen(comm) : 15);
+	free(text);
+	return yes;
+}
+
+void exec_tied(const char *parent_comm, char *const argv[])
+{
+	/*
+	 * Tied first, then checked: a parent that dies after the prctl
+	 * sends SIGKILL; one that died before has handed us to a reaper.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || !parent_is(parent_comm))
+		_exit(128 + SIGKILL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", util_prog, argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
 int fork_call(void (*fn)(void *), void *arg, double timeout_s)
 {
 	double end = timeout_s > 0 ? now_s() + timeout_s : 0;
+	pid_t pid, parent = getpid();
 	int status;
-	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (tie_forks && !tie_to_parent(parent, SIGKILL))
+			_exit(128 + SIGKILL);
 		if (end)
 			setpgid(0, 0);
 		fn(arg);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define __printf(a, b) __attribute__((__format__(__printf__, a, b)))
@@ -35,6 +36,22 @@ int write_text(const char *path, const char *text);
 int copy_file(const char *from, const char *to);
 char *str_replace_all(const char *s, const char *from, const char *to);
 const char *host_arch(void);
+
+/*
+ * Processes that die with their parent. tie_to_parent(), in a child just
+ * forked by parent: the kernel sends it sig when parent dies, however
+ * parent dies (PR_SET_PDEATHSIG, which exec keeps); false if parent has
+ * died already, and the child should exit. After tie_children(), every
+ * child fork_call() and run_argv() make is tied to its maker with SIGKILL.
+ * exec_tied() is for a program started by another program: it ties
+ * itself to its parent, which must be named parent_comm (its /proc comm)
+ * or it has died already, and execs argv; farm-runner does it when called
+ * as "farm-runner " EXEC_TIED_OPT " PARENT_COMM PROG [ARG]...".
+ */
+#define EXEC_TIED_OPT "--exec-tied"
+bool tie_to_parent(pid_t parent, int sig);
+void tie_children(void);
+void exec_tied(const char *parent_comm, char *const argv[]) __noreturn;
 
 /*
  * Calls fn(arg) in a child process (which exits 0 if fn returns). With

@@ -17,10 +17,15 @@
  * as a YAML list, read the same way.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -31,8 +36,15 @@
 /* Where lava-run keeps a job's downloads, by job id (fixed in LAVA). */
 #define LAVA_TMP "/var/lib/lava/dispatcher/tmp"
 
-/* The lab's XML-RPC URI with its credentials, or NULL: run lava-run. */
-static const char *lab_uri;
+/* The lab lava submit names, split up; lavacli's identity for it. */
+static struct {
+	char *scheme, *user, *token, *host;	/* host: HOST[:PORT]/RPC2 */
+	char *cred;		/* scheme://USER:TOKEN, masked in errors */
+	char *dir;		/* private: lavacli.yaml, mode 0600 */
+	pid_t owner;		/* the runner, which removes dir */
+} lab;
+
+#define LAB_IDENTITY "farm"
 
 /* Seconds a job may wait in the lab's queue on top of its own budget. */
 #define LAB_QUEUE_SLACK 120
@@ -440,42 +452,186 @@ static int run_lava(const struct job *j, const char *out_dir,
 	return rc;
 }
 
-void lava_lab_use(const char *uri)
+/*
+ * lavacli never sees the lab's token on its command line, where any
+ * local user's ps would: it reads identity "farm" from lavacli.yaml
+ * (mode 0600) in a private directory (mode 0700) of this run, named to
+ * it by XDG_CONFIG_HOME. The directory goes at the runner's exit and,
+ * whatever ends the runner and its workers (SIGKILL too), with the last
+ * of them: a guard process removes it when they are all gone.
+ */
+static int lab_config(void)
 {
-	lab_uri = uri;
+	char *path = xasprintf("%s/lavacli.yaml", lab.dir);
+	FILE *f = NULL;
+	int fd, bad;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd >= 0 && !fchmod(fd, 0600))
+		f = fdopen(fd, "w");
+	free(path);
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* single-quoted YAML scalars; lava_lab_use() let no ' or newline in */
+	fprintf(f, "%s:\n  uri: '%s://%s'\n  username: '%s'\n  token: '%s'\n",
+		LAB_IDENTITY, lab.scheme, lab.host, lab.user, lab.token);
+	bad = ferror(f);
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static void lab_cleanup(void)
+{
+	if (lab.dir && getpid() == lab.owner)
+		rm_rf(lab.dir);
+}
+
+/* The guard: a grandchild in a session of its own, past Ctrl-C and kill. */
+static void __noreturn lab_guard(int fd)
+{
+	int i, null = open("/dev/null", O_RDWR);
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		_exit(pid < 0 || null < 0);
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	for (i = 0; i < 3; i++)
+		dup2(null, i);
+	for (i = 3; i < 1024; i++)
+		if (i != fd)
+			close(i);
+	/* end of file: the runner and every worker have exited */
+	while (read(fd, &c, 1) < 0 && errno == EINTR)
+		;
+	rm_rf(lab.dir);
+	_exit(0);
+}
+
+static int lab_guard_start(void)
+{
+	int p[2], st;
+	pid_t pid;
+
+	/* close-on-exec: only the runner and its forked workers hold it */
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		lab_guard(p[0]);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -1;
+	}
+	if (waitpid(pid, &st, 0) != pid || st) {
+		close(p[1]);
+		return -1;
+	}
+	return 0;	/* p[1] stays open until the runner ends */
+}
+
+/* A user or token lavacli.yaml can hold as a quoted scalar. */
+static bool lab_word(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == '\'' || *s == 0x7f)
+			return false;
+	return true;
 }
 
 /*
- * lavacli's errors quote the URI, token and all: err is rewritten with
- * the credentials masked, and its first line appended to log so that
+ * uri is http[s]://USER:TOKEN@HOST[:PORT]/RPC2, from lava submit. No
+ * error here quotes it.
+ */
+void lava_lab_use(const char *uri)
+{
+	const char *rest = strstr(uri, "://"), *at, *colon;
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	if (!rest)
+		die("lava submit: the lab's URI has no scheme");
+	rest += 3;
+	at = memrchr(rest, '@', strcspn(rest, "/"));
+	colon = at ? memchr(rest, ':', at - rest) : NULL;
+	if (!colon)
+		die("lava submit: the lab's URI has no USER:TOKEN@");
+	lab.scheme = xasprintf("%.*s", (int)(rest - 3 - uri), uri);
+	lab.user = xasprintf("%.*s", (int)(colon - rest), rest);
+	lab.token = xasprintf("%.*s", (int)(at - colon - 1), colon + 1);
+	lab.host = xstrdup(at + 1);
+	lab.cred = xasprintf("%.*s", (int)(at - uri), uri);
+	if (!*lab.token || !lab_word(lab.user) || !lab_word(lab.token) ||
+	    !lab_word(lab.host))
+		die("lava submit: a user, token or URL lavacli.yaml cannot hold");
+	dir = xasprintf("%s/farm-lavacli.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		die("cannot make a private directory %s: %s", dir,
+		    strerror(errno));
+	lab.dir = dir;
+	lab.owner = getpid();
+	atexit(lab_cleanup);
+	if (lab_config() || lab_guard_start())
+		die("cannot write lavacli's identity into %s: %s", dir,
+		    strerror(errno));
+}
+
+/*
+ * lavacli's errors quote the URI, token and all: path is rewritten with
+ * the credentials masked (the job dir keeps no token). Its text, or NULL.
+ */
+static char *lab_mask(const char *path)
+{
+	char *text = read_text(path, 65536), *masked, *mask;
+
+	if (!text)
+		return NULL;
+	mask = xasprintf("%s://<user>:<token>", lab.scheme);
+	masked = str_replace_all(text, lab.cred, mask);
+	free(text);
+	text = str_replace_all(masked, lab.token, "<token>");
+	free(masked);
+	free(mask);
+	write_text(path, text);
+	return text;
+}
+
+/*
+ * lavacli says why it failed in the last line of out (it prints its
+ * errors on stdout): that line, masked, is appended to log so that
  * judge() names it.
  */
-static void lab_error(const char *what, const char *err, const char *log)
+static void lab_error(const char *what, const char *out, const char *log)
 {
-	char *text = read_text(err, 4096), *masked, *cred;
-	const char *at = strchr(lab_uri, '@');
+	char *text = lab_mask(out), *line = text ? text : (char *)"";
+	size_t n = strlen(line);
 	FILE *f;
 
-	cred = at ? xasprintf("%.*s", (int)(at - lab_uri), lab_uri) : NULL;
-	masked = str_replace_all(text ? text : "", cred ? cred : "\x01",
-				 "http://<user>:<token>");
-	write_text(err, masked);	/* the job dir keeps no token either */
-	masked[strcspn(masked, "\n")] = '\0';
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	line = strrchr(line, '\n') ? strrchr(line, '\n') + 1 : line;
 	f = fopen(log, "a");
 	if (f) {
-		fprintf(f, "farm: %s: %s\n", what, *masked ? masked : "failed");
+		fprintf(f, "farm: %s: %s\n", what, *line ? line : "failed");
 		fclose(f);
 	}
 	free(text);
-	free(masked);
-	free(cred);
 }
 
 /* The lab's id for the submitted job, or NULL after lab_error(). */
 static char *lab_submit(const struct job *j, char *job_yaml, const char *log)
 {
 	char *idf = job_path(j, "lava/lab-job-id"), *id = NULL;
-	char *const argv[] = { "lavacli", "--uri", (char *)lab_uri, "jobs",
+	char *const argv[] = { "lavacli", "--identity", LAB_IDENTITY, "jobs",
 			       "submit", job_yaml, NULL };
 
 	/* lavacli prints the id, or why not, on stdout */
@@ -499,28 +655,35 @@ static int run_lab(const struct job *j, const char *out_dir __maybe_unused,
 {
 	char *err = job_path(j, "lava/lavacli.err");
 	char *wait_s = xasprintf("%d", (int)job_budget(j) + LAB_QUEUE_SLACK);
-	char *id, *uri = (char *)lab_uri;
+	char *id;
 	int rc = 1;
 
 	unlink(log);
+	/* the worker's lavacli runs find identity LAB_IDENTITY there */
+	if (setenv("XDG_CONFIG_HOME", lab.dir, 1))
+		goto out_free;
 	id = lab_submit(j, job_yaml, log);
 	if (!id)
-		goto out;
-	char *const wait[] = { "lavacli", "--uri", uri, "jobs", "wait",
-			       "--polling", "2", "--timeout", wait_s, id, NULL };
-	char *const logs[] = { "lavacli", "--uri", uri, "jobs", "logs",
-			       "--raw", "--no-follow", id, NULL };
+		goto out_free;
+	char *const wait[] = { "lavacli", "--identity", LAB_IDENTITY, "jobs",
+			       "wait", "--polling", "2", "--timeout", wait_s,
+			       id, NULL };
+	char *const logs[] = { "lavacli", "--identity", LAB_IDENTITY, "jobs",
+			       "logs", "--raw", "--no-follow", id, NULL };
 
-	rc = run_argv(wait, "/dev/null", err, 0);
+	rc = run_argv(wait, err, err, 0);
 	if (rc) {
 		lab_error("lavacli jobs wait", err, log);
 		goto out;
 	}
 	rc = run_argv(logs, log, err, 120);
-	if (rc)
-		lab_error("lavacli jobs logs", err, log);
+	if (rc) {
+		free(lab_mask(err));
+		lab_error("lavacli jobs logs", log, log);
+	}
 out:
 	free(id);
+out_free:
 	free(err);
 	free(wait_s);
 	return rc;
@@ -567,7 +730,8 @@ static void __noreturn lava_drive(struct job *j, const char *scratch,
 	int rc;
 
 	if (walk_init(&l.walk, j)) {
-		write_verdict(j, "farm: a stage mark (or the machine's iommu_regex) is not a POSIX extended regex",
+		write_verdict(j,
+			      "farm: a stage mark (or the machine's iommu_regex) is not a POSIX extended regex",
 			      j->m->iommu_regex);
 		_exit(0);
 	}

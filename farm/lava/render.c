@@ -506,7 +506,8 @@ int lava_write_job(const struct job *j, json_t *images, const char *path)
 	y_map_end(&y);
 	job_metadata(&y, j);
 	y_str(&y, "priority", "medium");
-	y_str(&y, "visibility", "public");
+	/* only the submitter (and the lab's admins) see the job and its log */
+	y_str(&y, "visibility", "personal");
 	y_key(&y, "timeouts");
 	y_map(&y);
 	y_timeout(&y, "job", lava_job_timeout(j));

@@ -36,7 +36,12 @@ static void probe_run(void *job)
 	job_run(job);
 }
 
-/* A boot-only job under KVM with a hard deadline: did it pass? */
+/*
+ * A boot-only job under KVM with a hard deadline: did it pass? Past the
+ * deadline fork_call() kills the probe's worker, and with it the whole
+ * job: its console driver, timeout and QEMU each die with the process
+ * that started them (pool.c, engine-local.c). qemu.pid is checked too.
+ */
 static bool probe_boot(const char *dir, const char *arch,
 		       const struct kernel *k, const struct tables *t)
 {

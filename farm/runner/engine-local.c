@@ -4,10 +4,17 @@
  * records the console and the stage timings into the job dir; then
  * QEMU is made sure to be gone, the scratch disk deleted and the
  * classifier run.
+ *
+ * Each link of the chain worker -> expect -> timeout -> QEMU dies with
+ * the one before it: expect through run_argv() (the runner called
+ * tie_children()), and the two that expect and timeout start, each in
+ * a session of its own, through this program as a tie (exec_tied()).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -18,11 +25,41 @@ static void push(json_t *a, const char *s)
 	json_array_append_new(a, json_string(s));
 }
 
-/* expect console.exp LOG STATUS [STAGE SECS MARK]... -- QEMU... */
+/* This program's path, for the ties: rebuilt meanwhile is fine too. */
+static const char *self_exe(void)
+{
+	static const char deleted[] = " (deleted)";
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	size_t d = strlen(deleted);
+
+	if (n < 0)
+		die("cannot read /proc/self/exe");
+	path[n] = '\0';
+	if ((size_t)n > d && !strcmp(path + n - d, deleted))
+		path[n - d] = '\0';
+	return path;
+}
+
+/* The words that run what follows tied to parent (a program's path). */
+static void push_tie(json_t *a, const char *parent)
+{
+	const char *base = strrchr(parent, '/');
+
+	push(a, self_exe());
+	push(a, EXEC_TIED_OPT);
+	push(a, base ? base + 1 : parent);
+}
+
+/*
+ * expect console.exp LOG STATUS [STAGE SECS MARK]... -- QEMU..., where
+ * QEMU... is "timeout ... qemu-system-... ...", each tied to its parent.
+ */
 static char **console_argv(const struct job *j, char **qemu)
 {
 	json_t *a = json_array();
 	char *p, **argv, **q;
+	bool tied = false;
 	size_t i;
 
 	push(a, "expect");
@@ -44,8 +81,14 @@ static char **console_argv(const struct job *j, char **qemu)
 		free(p);
 	}
 	push(a, "--");
-	for (q = qemu; *q; q++)
+	push_tie(a, "expect");
+	for (q = qemu; *q; q++) {
+		if (!tied && q > qemu && !strcmp(*q, j->m->qemu)) {
+			push_tie(a, qemu[0]);
+			tied = true;
+		}
 		push(a, *q);
+	}
 	argv = argv_from_json(a);
 	json_decref(a);
 	return argv;

@@ -21,6 +21,9 @@
 /* Seconds to spare past the stage timeouts before a job is killed. */
 #define DEADLINE_SLACK 10
 
+/* The classifier's deadline: well inside the pool's reap slack (pool.c). */
+#define CLASSIFY_SECS 20
+
 const char *accel_name(enum accel a)
 {
 	return a == ACCEL_KVM ? "kvm" : "tcg";
@@ -127,7 +130,10 @@ static void push_all_new(json_t *a, json_t *words)
 /*
  * The machine's half of the QEMU command, which a LAVA device dictionary
  * carries as its options: no host NIC (-nic none; a workload's NICs sit
- * on an in-QEMU hub), no host share, the serial console on stdio.
+ * on an in-QEMU hub), no host share, the serial console on stdio, and
+ * QEMU's seccomp sandbox: no obsolete syscalls, no setuid and friends,
+ * no fork or exec, no scheduler or affinity changes (QEMU 7.2 takes it
+ * on both arches; it rules out QEMU's own -runas).
  */
 json_t *job_qemu_machine_words(const struct job *j)
 {
@@ -146,6 +152,8 @@ json_t *job_qemu_machine_words(const struct job *j)
 	push(a, j->interactive ? "mon:stdio" : "stdio");
 	push(a, "-monitor");
 	push(a, "none");
+	push(a, "-sandbox");
+	push(a, "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny");
 	return a;
 }
 
@@ -270,9 +278,11 @@ static char *make_scratch(const struct job *j)
 
 /*
  * QEMU runs in a session of its own under the console driver, out of
- * reach of a process-group kill: it writes its pid to qemu.pid, and
- * whoever ends a job makes sure that process is gone. The pid is
- * trusted only while its /proc entry still names a qemu binary.
+ * reach of a process-group kill. It dies with its timeout, which dies
+ * with the console driver (engine-local.c); as well, it writes its pid
+ * to qemu.pid, and whoever ends a job makes sure that process is gone.
+ * The pid is trusted only while its /proc entry still names a qemu
+ * binary.
  */
 void job_kill_qemu(const struct job *j)
 {
@@ -292,9 +302,39 @@ void job_kill_qemu(const struct job *j)
 	free(cmd);
 }
 
+/*
+ * What a worker removes when a signal stops it (passed on by the
+ * runner, or the runner's death: pool.c): its scratch disk and the
+ * console driver's half-written status. Its children die with it.
+ */
+static char *worker_leftovers[2];
+
+static void worker_stop(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(worker_leftovers); i++)
+		unlink(worker_leftovers[i]);
+	_exit(128 + sig);
+}
+
+static void worker_catch_stop(const struct job *j)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa = { .sa_handler = worker_stop };
+	size_t i;
+
+	worker_leftovers[0] = job_path(j, "scratch.img");
+	worker_leftovers[1] = job_path(j, "status.tmp");
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* In the worker process: the job's scratch disk, then its engine. */
 void job_run(struct job *j)
 {
+	worker_catch_stop(j);
 	j->engine->exec(j, make_scratch(j));
 }
 
@@ -309,7 +349,7 @@ void job_classify(const struct job *j)
 			 "--nonce", (char *)j->nonce, "--workloads",
 			 (char *)j->w->name, "--job-id", (char *)j->id, NULL };
 
-	if (run_argv(argv, out, err, 60) != 0)
+	if (run_argv(argv, out, err, CLASSIFY_SECS) != 0)
 		unlink(out);
 	free(log);
 	free(status);

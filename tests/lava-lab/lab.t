@@ -8,6 +8,10 @@
 # gate reads, with the same outcomes as the local engine; a bad token,
 # an unreachable server and a bad dictionary are one clear error each
 # (never a pass, never the token in a log); down leaves no daemon behind.
+# The admin's token: never on a command line while lava-lab up and farm
+# lava submit run (ps is polled), in a mode 600 lavacli.yaml that is gone
+# after; reused by up even when whoami fails, the old ones revoked when
+# up makes a new one. An up that fails leaves no daemon.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
@@ -20,9 +24,50 @@ command -v jq >/dev/null || skip_all "jq missing (make deps)"
 [ "$(id -u)" = 0 ] || skip_all "the lab runs as root"
 need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 tmp=$(mktemp -d)
-trap '[ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'touch "$tmp/stop"; [ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 nmachines=$(jq '.machines | length' "$top/farm/machines.json")
-plan 43
+tokenf=$BUILD_DIR/lava-lab/admin-token
+plan 69
+
+# watch NAME CMD...: CMD while ps -eo args is polled into $tmp/NAME.ps and
+# the modes of the files in CMD's TMPDIR, $tmp/NAME.t, into $tmp/NAME.modes.
+watch() {
+	w=$1
+	shift
+	mkdir -p "$tmp/$w.t"
+	rm -f "$tmp/stop"
+	(
+		while [ ! -e "$tmp/stop" ]; do
+			ps -eo args >>"$tmp/$w.ps"
+			find "$tmp/$w.t" -mindepth 1 -printf '%m %y %P\n' >>"$tmp/$w.modes"
+			sleep 0.1
+		done
+	) &
+	TMPDIR=$tmp/$w.t "$@"
+	r=$?
+	touch "$tmp/stop"
+	wait
+	return $r
+}
+
+# no_token NAME WHAT: what watch saw of NAME holds no token of the lab.
+no_token() {
+	t=$(cat "$tokenf")
+	like "$(grep -c 'lavacli' "$tmp/$1.ps")" '^[1-9]' "$2: ps saw lavacli run"
+	is "$(grep -cF "$t" "$tmp/$1.ps")" 0 "$2: no command line ps showed holds the token"
+	is "$(grep '/lavacli\.yaml$' "$tmp/$1.modes" | cut -c1-5 | sort -u)" "600 f" \
+		"$2: lavacli.yaml is mode 600"
+	is "$(grep -E ' d (farm-lavacli|lava-lab)\.' "$tmp/$1.modes" | cut -c1-5 | sort -u)" \
+		"700 d" "$2: in a private (700) directory"
+	is "$(find "$tmp/$1.t" -mindepth 1 -maxdepth 1 \( -name 'farm-lavacli.*' -o \
+		-name 'lava-lab.*' \) | wc -l)" 0 \
+		"$2: the directory is gone after"
+}
+
+# The poll sees a token on a command line: a canary's.
+watch canary sh -c 'sleep 1' "canary-$$-secret"
+like "$(grep -c "canary-$$-secret" "$tmp/canary.ps")" '^[1-9]' \
+	"the ps poll sees a token on a command line (a canary's)"
 
 "$top/farm/farm" lava render --workload boot --out "$tmp/render" \
 	>"$tmp/render.out" 2>&1
@@ -33,14 +78,35 @@ is "$(find "$tmp/render/devices" -name '*.yaml' | wc -l)" "$nmachines" \
 	"one device dictionary per farm machine"
 
 # --- up, twice -----------------------------------------------------------
-"$lab" up "$tmp/render/devices" >"$tmp/up.out" 2>&1
+watch up "$lab" up "$tmp/render/devices" >"$tmp/up.out" 2>&1
 ok $? "lava-lab up registers the rendered dictionaries"
 sed 's/^/# /' "$tmp/up.out"
-"$lab" up "$tmp/render/devices" >"$tmp/up2.out" 2>&1
-ok $? "lava-lab up again (idempotent)"
+no_token up "lava-lab up"
+is "$(stat -c %a "$tokenf")" 600 "the admin token file is mode 600"
+token=$(cat "$tokenf")
+
+# whoami failing (a lavacli that fails it) is no reason for a new token
+mkdir "$tmp/bin"
+# shellcheck disable=SC2016 # the stand-in's own $a and $@
+printf '#!/bin/sh\nfor a; do [ "$a" != whoami ] || exit 1; done\nexec %s "$@"\n' \
+	"$(command -v lavacli)" >"$tmp/bin/lavacli"
+chmod +x "$tmp/bin/lavacli"
+PATH=$tmp/bin:$PATH "$lab" up "$tmp/render/devices" >"$tmp/up2.out" 2>&1
+ok $? "lava-lab up again (idempotent), whoami failing"
 grep 'lab up in' "$tmp/up2.out" | sed 's/^/# warm: /'
 grep -q 'gunicorn: running' "$tmp/up2.out"
 ok $? "the second up reuses the running server"
+is "$(cat "$tokenf")" "$token" "and the token"
+
+# lavacli's identities for the tests' own calls: in a file, like the lab's
+mkdir -m 700 "$tmp/cfg"
+# identities: NAME URI TOKEN, each; printf is built in
+identities() {
+	(umask 077 && while [ $# -ge 3 ]; do
+		printf "%s:\n  uri: '%s'\n  username: admin\n  token: '%s'\n" "$1" "$2" "$3"
+		shift 3
+	done >"$tmp/cfg/lavacli.yaml")
+}
 
 st=$("$lab" status 2>&1)
 ok $? "lava-lab status: exit 0 while the lab runs"
@@ -55,10 +121,10 @@ like "$socks" "^127\\.0\\.0\\.1:$port\$" "gunicorn listens on 127.0.0.1:$port"
 printf '%s\n' "$socks" | grep -Evq '^(127\.0\.0\.1|\[::1\]):'
 ok $((!$?)) "no server or database socket beyond loopback"
 
-token=$(cat "$BUILD_DIR/lava-lab/admin-token")
-uri=http://admin:$token@127.0.0.1:$port/RPC2
+identities lab "http://127.0.0.1:$port/RPC2" "$token" \
+	nowhere http://127.0.0.1:9/RPC2 "$token"
 lava() {
-	lavacli --uri "$uri" "$@"
+	XDG_CONFIG_HOME=$tmp/cfg lavacli --identity lab "$@"
 }
 
 # job MACHINE KERNEL: submit its boot job, wait, check what LAVA says.
@@ -86,13 +152,19 @@ job x86-intel amd64-farm-desktop
 job arm64-smmuv3 arm64-farm-desktop
 
 # --- farm lava submit: cells through the lab into results.json ---------------
-# shellcheck disable=SC2086
-"$top/farm/farm" lava submit --url "http://127.0.0.1:$port" \
-	--token-file "$BUILD_DIR/lava-lab/admin-token" \
+# shellcheck disable=SC2086,SC2154 # $kernels: the options, from need_kernels
+watch sub "$top/farm/farm" lava submit --url "http://127.0.0.1:$port" \
+	--token-file "$tokenf" \
 	--machine x86-intel --machine arm64-smmuv3 --workload edu-lying \
 	$kernels \
 	--out "$tmp/sub" >"$tmp/sub.out" 2>&1
 sed 's/^/# /' "$tmp/sub.out"
+no_token sub "farm lava submit"
+grep -rqF "$token" "$tmp/sub"
+ok $((!$?)) "no file of the run holds the token"
+# personal: LAVA 2023.01 shows it as the group named after the submitter
+like "$(lava jobs show "$(cat "$tmp"/sub/latest/jobs/*/lava/lab-job-id | head -n 1)" 2>&1)" \
+	'visibility *: Group \(admin\)' "the lab's jobs are personal (not Public)"
 res=$tmp/sub/latest/results.json
 cell() {
 	jq -r --arg m "$1" --arg f "$2" '.records[] |
@@ -126,7 +198,7 @@ rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
 ok $? "bad token: rc=$rc, one line"
 like "$err" '401 Client Error: Unauthorized' "bad token: the server says 401 Unauthorized"
-err=$(lavacli --uri "http://admin:$token@127.0.0.1:9/RPC2" jobs submit "$def" 2>&1)
+err=$(XDG_CONFIG_HOME=$tmp/cfg lavacli --identity nowhere jobs submit "$def" 2>&1)
 rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
 ok $? "unreachable server: rc=$rc, one line"
@@ -153,6 +225,20 @@ rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
 ok $? "an unknown command: rc=$rc, one line"
 
+# --- a token the database no longer holds: a new one, the old revoked ------
+echo stale >"$tokenf"
+"$lab" up >"$tmp/up3.out" 2>&1
+ok $? "lava-lab up with a stale token file"
+grep -q 'admin token: .*(new' "$tmp/up3.out"
+ok $? "it makes a new token"
+new=$(cat "$tokenf")
+is "$(lava-server manage tokens list --user admin --csv | tr -d '\r' |
+	awk -F , '$3 == "lava-lab"' | wc -l)" 1 "one lava-lab token left in the database"
+like "$(lava system whoami 2>&1)" '401 Client Error' "the old token is refused (401)"
+identities lab "http://127.0.0.1:$port/RPC2" "$new"
+is "$(lava system whoami 2>&1)" admin "the new one works"
+token=$new
+
 # --- down --------------------------------------------------------------------
 "$lab" down >"$tmp/down.out" 2>&1
 ok $? "lava-lab down"
@@ -162,4 +248,21 @@ left=$(ps -eo stat=,args= | awk '$1 !~ /^Z/' |
 is "$left" "" "no lava or gunicorn process left"
 "$lab" status >/dev/null 2>&1
 ok $((!$?)) "status: non-zero once the lab is down"
+
+# --- an up that fails takes down what it started -------------------------
+pg=$(pg_lsclusters -h | awk 'NR == 1 { print $4 }')
+err=$("$lab" up "$tmp/bad" 2>&1 >"$tmp/upbad.out")
+rc=$?
+sed 's/^/# /' "$tmp/upbad.out"
+[ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]
+ok $? "up of a stopped lab, failing at the devices: rc=$rc, one line"
+grep -q 'gunicorn: started' "$tmp/upbad.out" && grep -q 'taking the lab down' "$tmp/upbad.out"
+ok $? "it had started the server, and took the lab down"
+left=$(ps -eo stat=,args= | awk '$1 !~ /^Z/' |
+	grep -E 'gunicorn|lava-worker|lava-scheduler|lava-publisher' | grep -v grep)
+is "$left" "" "no lava or gunicorn process left"
+is "$(ls "$BUILD_DIR"/lava-lab/*.pid 2>/dev/null)" "" "no pid file left"
+is "$(pg_lsclusters -h | awk 'NR == 1 { print $4 }')" "$pg" "PostgreSQL as before ($pg)"
+"$lab" status >/dev/null 2>&1
+ok $((!$?)) "status: non-zero"
 done_testing
