@@ -7,16 +7,26 @@
  * status file is an infra-error record, not a tool failure. Exit 2 on a
  * usage or I/O error, with one line on stderr.
  */
+#define _GNU_SOURCE	/* memrchr */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "classify.h"
 
 #define MAX_WORKLOADS	64
-#define MAX_FILE	(256u << 20)	/* a console log bigger than this is a bug */
+/*
+ * A console log up to LOG_WHOLE is read whole; a bigger one (a flood:
+ * console.exp keeps at most 16 MiB, a job prints ~100 KiB) only its first
+ * and last LOG_PART bytes, cut to whole lines. The gap is judged as a
+ * flood (farm/PROTOCOL.md, log-flood); the end of the log still counts.
+ */
+#define LOG_PART	(16u << 20)
+#define LOG_WHOLE	(2 * LOG_PART)
+#define STATUS_MAX	(1024u * 1024)	/* a status file is a few lines */
 
 static const char usage_line[] =
 	"usage: classify --log LOG --status STATUS --nonce HEX --workloads W1,W2 [--job-id ID]";
@@ -27,50 +37,110 @@ static int fail(const char *what, const char *why)
 	return 2;
 }
 
-/* Read all of @path. A missing file is not an error: *@buf stays NULL. */
-static int slurp(const char *path, char **buf, size_t *len)
+/* Read all of @f, at most @max bytes, into *@buf. */
+static int slurp(FILE *f, const char *path, size_t max, char **buf,
+		 size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *b = malloc(cap), *nb;
+
+	if (!b)
+		return fail(path, "out of memory");
+	while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n < cap)
+			continue;
+		if (cap >= max) {
+			free(b);
+			return fail(path, "too large");
+		}
+		nb = realloc(b, cap * 2);
+		if (!nb) {
+			free(b);
+			return fail(path, "out of memory");
+		}
+		b = nb;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(b);
+		return fail(path, "read error (is it a directory?)");
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Read @len bytes at @off of @f into @b. */
+static int read_at(FILE *f, const char *path, off_t off, char *b, size_t len)
+{
+	if (fseeko(f, off, SEEK_SET) || fread(b, 1, len, f) != len)
+		return fail(path, ferror(f) ? strerror(errno) : "shrank while read");
+	return 0;
+}
+
+/* The first and last LOG_PART bytes of @f (@size bytes), whole lines. */
+static int read_ends(FILE *f, const char *path, off_t size,
+		     struct cls_job *job, char **buf)
+{
+	char *b = malloc(2 * LOG_PART), *nl;
+	size_t head = LOG_PART, tail = LOG_PART, skip = 0;
+
+	if (!b)
+		return fail(path, "out of memory");
+	if (read_at(f, path, 0, b, LOG_PART) ||
+	    read_at(f, path, size - LOG_PART, b + LOG_PART, LOG_PART)) {
+		free(b);
+		return 2;
+	}
+	nl = memrchr(b, '\n', LOG_PART);
+	if (nl)
+		head = nl - b + 1;
+	nl = memchr(b + LOG_PART, '\n', LOG_PART);
+	if (nl)
+		skip = nl - (b + LOG_PART) + 1;
+	tail -= skip;
+	memmove(b + head, b + LOG_PART + skip, tail);
+	*buf = b;
+	job->log_len = head + tail;
+	job->log_gap_at = head;
+	job->log_gap = (unsigned long long)size - head - tail;
+	return 0;
+}
+
+/* The log, or its ends; a missing file is not an error (*@buf NULL). */
+static int read_log(const char *path, struct cls_job *job, char **buf)
 {
 	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0, got;
-	char *b, *nb;
+	struct stat st;
+	int rc;
+
+	*buf = NULL;
+	if (!f)
+		return errno == ENOENT ? 0 : fail(path, strerror(errno));
+	if (fstat(fileno(f), &st))
+		rc = fail(path, strerror(errno));
+	else if (S_ISREG(st.st_mode) && st.st_size > (off_t)LOG_WHOLE)
+		rc = read_ends(f, path, st.st_size, job, buf);
+	else
+		rc = slurp(f, path, LOG_WHOLE, buf, &job->log_len);
+	fclose(f);
+	return rc;
+}
+
+/* The status file; a missing one is not an error (*@buf NULL). */
+static int read_status(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	int rc;
 
 	*buf = NULL;
 	*len = 0;
 	if (!f)
 		return errno == ENOENT ? 0 : fail(path, strerror(errno));
-	b = malloc(cap);
-	if (!b)
-		goto nomem;
-	while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n < cap)
-			continue;
-		if (cap >= MAX_FILE)
-			goto too_big;
-		nb = realloc(b, cap * 2);
-		if (!nb)
-			goto nomem;
-		b = nb;
-		cap *= 2;
-	}
-	if (ferror(f))
-		goto io;
+	rc = slurp(f, path, STATUS_MAX, buf, len);
 	fclose(f);
-	*buf = b;
-	*len = n;
-	return 0;
-io:
-	free(b);
-	fclose(f);
-	return fail(path, "read error (is it a directory?)");
-too_big:
-	free(b);
-	fclose(f);
-	return fail(path, "larger than 256 MiB");
-nomem:
-	free(b);
-	fclose(f);
-	return fail(path, "out of memory");
+	return rc;
 }
 
 /* Split @list in place on commas into @w; returns the count or -1. */
@@ -95,10 +165,10 @@ static int run(struct cls_job *job, const char *log, const char *status)
 	json_t *rec;
 	int rc;
 
-	rc = slurp(log, &lbuf, &job->log_len);
+	rc = read_log(log, job, &lbuf);
 	if (rc)
 		return rc;
-	rc = slurp(status, &sbuf, &job->status_len);
+	rc = read_status(status, &sbuf, &job->status_len);
 	if (rc)
 		goto out;
 	job->log = lbuf;

@@ -6,11 +6,20 @@
 #ifndef SAC_CLASSIFY_H
 #define SAC_CLASSIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 
 /* A console line longer than this is cut and counted (PROTOCOL.md). */
 #define CLS_LINE_MAX 4000
+
+/*
+ * err-flood (PROTOCOL.md): the agent's dmesg counts say the kernel logged
+ * more err records than this, or any crit, alert or emerg one. Farm jobs
+ * so far logged at most 10 (an IOMMU fault storm, judged first), a clean
+ * boot none to two.
+ */
+#define CLS_ERR_MAX 32
 
 struct cls_job {
 	const char *nonce;		/* 16 lower-case hex digits */
@@ -19,6 +28,9 @@ struct cls_job {
 	const char *job_id;		/* may be NULL */
 	const char *log;		/* NULL: the log file is missing */
 	size_t log_len;
+	/* log_gap bytes of the file were not read, at offset log_gap_at */
+	size_t log_gap_at;
+	unsigned long long log_gap;
 	const char *status;		/* NULL: the status file is missing */
 	size_t status_len;
 	const char *log_name;		/* for reasons */
@@ -31,11 +43,18 @@ enum cls_kind {
 	CLS_PANIC,
 	CLS_OOPS,
 	CLS_FAULT,
+	CLS_KERNEL_ERROR,	/* cls_kernel_error() names its class */
 	CLS_QEMU_CRASH,	/* QEMU abort/assert/hw_error: decisive alone */
 	CLS_QEMU_MSG,	/* any other QEMU diagnostic: evidence for an exit */
 };
 
 enum cls_kind cls_match_line(const char *line);
+/* "rcu-stall", "hung-task", ... or NULL (farm/PROTOCOL.md, kernel-error). */
+const char *cls_kernel_error(const char *line);
+/* A printk time "[    1.234567]" starts at @p. */
+bool cls_stamp_at(const char *p, const char *end);
+/* Where kernel text starts inside agent line @line, 0 for nowhere. */
+size_t cls_kernel_split(const char *line, size_t n, bool *stamped);
 int cls_valid_nonce(const char *s);
 int cls_valid_workload(const char *s);
 

@@ -2,12 +2,13 @@
 /*
  * judge: read one job's console log and status file and decide its
  * outcome, first match wins, in the order of farm/PROTOCOL.md:
- * qemu-crash, panic, oops, hang, iommu-fault, data-corruption,
- * workload-fail, infra-error, skip, pass.
+ * qemu-crash, panic, oops, log-flood, hang, iommu-fault, kernel-error,
+ * data-corruption, workload-fail, infra-error, skip, pass.
  *
  * The console is untrusted: lines are cut at CLS_LINE_MAX, NUL and CR are
  * dropped, anything unprintable is shown as '?', and only SAC lines that
- * carry this job's nonce count as the agent's word.
+ * carry this job's nonce count as the agent's word. What a line says is
+ * lines.c's business.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 
 #include "classify.h"
-#include "faults.h"
 #include "stages.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -27,17 +27,31 @@ struct ev {
 	unsigned int no;	/* 1-based line number */
 };
 
+/* An agent line with kernel text spliced in, waiting for its tail. */
+struct pend {
+	char *line;		/* the console line as read; NULL: none waits */
+	size_t n, head;		/* its length; the agent's part ends at head */
+	unsigned int no;
+	bool stamped;		/* the kernel part starts with a printk time */
+};
+
 struct scan {
 	const struct cls_job *job;
-	unsigned int lines, cut, foreign, bad, faults;
+	unsigned int lines, cut, foreign, bad, faults, kerrs, joined;
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
-	struct ev start, done, bad_ev, skip_ev;
+	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
+	const char *kerr_class;
 	char bad_why[160];
 	long done_results;
 	json_t *identity, *dmesg, *results, *result_lines;
+	struct pend pend;
+	/* where bytes were dropped: console.exp's marker or our read gap */
+	unsigned int gap_no;
+	bool have_gap;
 	/* status file */
 	bool have_status;
 	char event[16], stage[64], qemu_status[32];
+	unsigned long long dropped;	/* log_dropped= */
 	json_t *timings;
 	char status_err[200];
 };
@@ -65,84 +79,6 @@ int cls_valid_workload(const char *s)
 		    *s != '-' && *s != '_')
 			return 0;
 	return 1;
-}
-
-/* @word occurs in @line, not glued to a preceding identifier character. */
-static bool has_word(const char *line, const char *word)
-{
-	const char *p = line;
-
-	while ((p = strstr(p, word))) {
-		if (p == line || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/* @a occurs in @line, and @b after it. */
-static bool has_then(const char *line, const char *a, const char *b)
-{
-	const char *p = strstr(line, a);
-
-	return p && strstr(p + strlen(a), b);
-}
-
-static bool is_panic(const char *l)
-{
-	return strstr(l, "Kernel panic - not syncing");
-}
-
-static bool is_oops(const char *l)
-{
-	return has_word(l, "Oops:") || has_word(l, "BUG:") ||
-	       strstr(l, "kernel BUG at ") || strstr(l, "WARNING: CPU: ") ||
-	       strstr(l, "Unable to handle kernel") ||
-	       strstr(l, "general protection fault");
-}
-
-/* Fault lines of every IOMMU family: the one parser, farm/common/faults.c. */
-static bool is_iommu_fault(const char *l)
-{
-	struct flt_line fl;
-
-	return flt_is_fault_line(flt_parse_line(l, &fl));
-}
-
-/*
- * QEMU's own words. Its vIOMMU models report guest faults on stderr too
- * ("qemu-system-x86_64: vtd_iommu_translate: detected translation
- * failure"), and edu reports clamping: those are diagnostics, not crashes.
- */
-static bool is_qemu_crash(const char *l)
-{
-	return strstr(l, "qemu: hardware error:") || strstr(l, "qemu: fatal:") ||
-	       strstr(l, "qemu: uncaught target signal") ||
-	       has_then(l, "EDU: DMA range ", " out of bounds") ||
-	       (has_then(l, "qemu-system-", ": terminating on signal")) ||
-	       (has_then(l, "qemu-system-", "Assertion") &&
-		strstr(l, "failed")) ||
-	       has_then(l, "ERROR:", "assertion failed");
-}
-
-static bool is_qemu_msg(const char *l)
-{
-	return !strncmp(l, "qemu-system-", 12) && !strstr(l, ": warning:");
-}
-
-enum cls_kind cls_match_line(const char *l)
-{
-	if (is_qemu_crash(l))
-		return CLS_QEMU_CRASH;
-	if (is_panic(l))
-		return CLS_PANIC;
-	if (is_oops(l))
-		return CLS_OOPS;
-	if (is_iommu_fault(l))
-		return CLS_FAULT;
-	if (is_qemu_msg(l))
-		return CLS_QEMU_MSG;
-	return CLS_NONE;
 }
 
 static char *sanitise(const char *s, size_t n)
@@ -259,6 +195,7 @@ static int take_dmesg(struct scan *s, json_t *o, const char *line,
 			return bad_line(s, line, n, no, "dmesg count %s is not an integer", k);
 	json_decref(s->dmesg);
 	s->dmesg = json_incref(o);
+	ev_set(&s->dmesg_ev, line, n, no);
 	return 0;
 }
 
@@ -339,19 +276,10 @@ static int sac_line(struct scan *s, const char *line, size_t n,
 	return 0;
 }
 
-static void console_line(struct scan *s, const char *line, size_t n,
-			 unsigned int no)
+/* A line the kernel (or QEMU) printed: remember what it says. */
+static void kernel_line(struct scan *s, const char *line, size_t n,
+			unsigned int no)
 {
-	size_t i;
-
-	for (i = 0; i < n && isspace((unsigned char)line[i]); i++)
-		;
-	if (i < n)
-		ev_set(&s->last, line, n, no);
-	if (n >= 4 && !memcmp(line, "SAC ", 4)) {
-		sac_line(s, line, n, no);
-		return;
-	}
 	switch (cls_match_line(line)) {
 	case CLS_QEMU_CRASH:
 		ev_first(&s->crash, line, n, no);
@@ -366,6 +294,12 @@ static void console_line(struct scan *s, const char *line, size_t n,
 		s->faults++;
 		ev_first(&s->fault, line, n, no);
 		break;
+	case CLS_KERNEL_ERROR:
+		if (!s->kerrs++) {
+			s->kerr_class = cls_kernel_error(line);
+			ev_set(&s->kerr, line, n, no);
+		}
+		break;
 	case CLS_QEMU_MSG:
 		ev_first(&s->qemu_msg, line, n, no);
 		break;
@@ -374,42 +308,242 @@ static void console_line(struct scan *s, const char *line, size_t n,
 	}
 }
 
-/* Split the log into lines, dropping NUL and CR and cutting long ones. */
-static int scan_log(struct scan *s, const char *log, size_t len)
+/* The JSON object of SAC line @line parses ("SAC <nonce> <kind> {...}"). */
+static bool sac_parses(const char *line, size_t n)
 {
-	char *buf = malloc(CLS_LINE_MAX + 1);
-	size_t i, n = 0;
-	bool cut = false, open = false;
+	const char *end = line + n, *p;
+	json_t *o;
+	bool ok;
 
-	if (!buf)
-		return -1;
+	if (n < 22)
+		return false;
+	p = memchr(line + 22, ' ', n - 22);
+	if (!p)
+		return false;
+	o = json_loadb(p + 1, end - p - 1, JSON_REJECT_DUPLICATES, NULL);
+	ok = json_is_object(o);
+	json_decref(o);
+	return ok;
+}
+
+static void pend_clear(struct scan *s)
+{
+	free(s->pend.line);
+	s->pend.line = NULL;
+}
+
+/* The agent's part and its kernel part, each judged as its own line. */
+static void take_split(struct scan *s, const char *agent, size_t an,
+		       const struct pend *p, bool judge_kernel)
+{
+	sac_line(s, agent, an, p->no);
+	if (judge_kernel)
+		kernel_line(s, p->line + p->head, p->n - p->head, p->no);
+	s->joined++;
+}
+
+/*
+ * A SAC line whose object does not parse, with kernel text inside: the
+ * kernel printed a record (ending in a newline) while the console was
+ * sending the agent's line. Keep the agent's part until its tail comes.
+ * Returns false when @line is not such a line.
+ */
+static bool pend_start(struct scan *s, const char *line, size_t n,
+		       unsigned int no)
+{
+	struct pend p = { .n = n, .no = no };
+
+	if (sac_parses(line, n))
+		return false;
+	p.head = cls_kernel_split(line, n, &p.stamped);
+	if (!p.head)
+		return false;
+	p.line = malloc(n + 1);
+	if (!p.line)
+		return false;
+	memcpy(p.line, line, n + 1);
+	if (sac_parses(line, p.head)) {	/* spliced after the object's end */
+		take_split(s, line, p.head, &p, true);
+		free(p.line);
+		return true;
+	}
+	if (p.stamped)
+		kernel_line(s, line + p.head, n - p.head, no);
+	s->pend = p;
+	return true;
+}
+
+static bool is_sac(const char *line, size_t n)
+{
+	return n >= 4 && !memcmp(line, "SAC ", 4);
+}
+
+/* "SAC " cut inside by a printk time: "SA[    1.498211] ...". */
+static bool is_sac_cut(const char *line, size_t n)
+{
+	size_t k;
+
+	for (k = 1; k < 4 && k < n && line[k - 1] == "SAC "[k - 1]; k++)
+		if (cls_stamp_at(line + k, line + n))
+			return true;
+	return false;
+}
+
+/*
+ * No tail fits: an agent line is judged whole, as it came; of a cut
+ * "SAC " only the kernel text counts (judged already).
+ */
+static void pend_fail(struct scan *s)
+{
+	if (!s->pend.line)
+		return;
+	if (is_sac(s->pend.line, s->pend.n))
+		sac_line(s, s->pend.line, s->pend.n, s->pend.no);
+	pend_clear(s);
+}
+
+/*
+ * A line after a waiting agent part: more kernel records are judged as
+ * usual (returns false); the first other line is the tail if the agent's
+ * part and it make a SAC line whose object parses (returns true).
+ */
+static bool pend_take(struct scan *s, const char *line, size_t n)
+{
+	struct pend *p = &s->pend;
+	size_t an = p->head + n;
+	char *agent;
+
+	if (cls_stamp_at(line, line + n))
+		return false;
+	agent = malloc(an + 1);
+	if (!agent) {
+		pend_fail(s);
+		return false;
+	}
+	memcpy(agent, p->line, p->head);
+	memcpy(agent + p->head, line, n);
+	agent[an] = '\0';
+	if (!sac_parses(agent, an)) {
+		free(agent);
+		pend_fail(s);
+		return false;
+	}
+	/* a kernel part without a printk time counts only once joined */
+	take_split(s, agent, an, p, !p->stamped);
+	free(agent);
+	pend_clear(s);
+	return true;
+}
+
+/* console.exp's marker, "console.exp: N bytes dropped", for N in status. */
+static bool is_marker(const struct scan *s, const char *line)
+{
+	char want[64];
+
+	if (!s->dropped || s->have_gap)
+		return false;
+	snprintf(want, sizeof(want), "console.exp: %llu bytes dropped",
+		 s->dropped);
+	return !strcmp(line, want);
+}
+
+/* Bytes were dropped after line @no: the evidence is the last line kept. */
+static void mark_gap(struct scan *s, unsigned int no)
+{
+	pend_fail(s);	/* no tail comes from across the gap */
+	s->have_gap = true;
+	s->gap_no = no;
+	if (s->last.text)
+		ev_set(&s->flood_ev, s->last.text, strlen(s->last.text),
+		       s->last.no);
+}
+
+static void console_line(struct scan *s, const char *line, size_t n,
+			 unsigned int no)
+{
+	size_t i;
+
+	if (is_marker(s, line)) {
+		mark_gap(s, no - 1);
+		return;
+	}
+	for (i = 0; i < n && isspace((unsigned char)line[i]); i++)
+		;
+	if (i < n)
+		ev_set(&s->last, line, n, no);
+	if (s->pend.line && pend_take(s, line, n))
+		return;
+	if ((is_sac(line, n) || is_sac_cut(line, n)) &&
+	    pend_start(s, line, n, no))
+		return;
+	if (is_sac(line, n))
+		sac_line(s, line, n, no);
+	else
+		kernel_line(s, line, n, no);
+}
+
+/* Splits the log into lines, dropping NUL and CR and cutting long ones. */
+struct splitter {
+	char *buf;
+	size_t n;
+	bool cut, open;
+};
+
+static void split_end(struct scan *s, struct splitter *sp)
+{
+	sp->buf[sp->n] = '\0';
+	console_line(s, sp->buf, sp->n, ++s->lines);
+	sp->n = 0;
+	sp->cut = false;
+	sp->open = false;
+}
+
+static void split_feed(struct scan *s, struct splitter *sp, const char *p,
+		       size_t len)
+{
+	size_t i;
+
 	for (i = 0; i < len; i++) {
-		char c = log[i];
+		char c = p[i];
 
 		if (c == '\n') {
-			buf[n] = '\0';
-			console_line(s, buf, n, ++s->lines);
-			n = 0;
-			cut = false;
-			open = false;
+			split_end(s, sp);
 			continue;
 		}
-		open = true;
+		sp->open = true;
 		if (c == '\0' || c == '\r')
 			continue;
-		if (n == CLS_LINE_MAX) {
-			if (!cut)
+		if (sp->n == CLS_LINE_MAX) {
+			if (!sp->cut)
 				s->cut++;
-			cut = true;
+			sp->cut = true;
 			continue;
 		}
-		buf[n++] = c;
+		sp->buf[sp->n++] = c;
 	}
-	if (open) {	/* the log ends mid-line */
-		buf[n] = '\0';
-		console_line(s, buf, n, ++s->lines);
+}
+
+/* The log, with the reader's gap (if any) as a line break. */
+static int scan_log(struct scan *s, const char *log, size_t len)
+{
+	struct splitter sp = { .buf = malloc(CLS_LINE_MAX + 1) };
+	size_t at = s->job->log_gap ? s->job->log_gap_at : len;
+
+	if (!sp.buf)
+		return -1;
+	if (at > len)
+		at = len;
+	split_feed(s, &sp, log, at);
+	if (s->job->log_gap) {
+		if (sp.open)
+			split_end(s, &sp);
+		mark_gap(s, s->lines);
 	}
-	free(buf);
+	split_feed(s, &sp, log + at, len - at);
+	if (sp.open)	/* the log ends mid-line */
+		split_end(s, &sp);
+	pend_fail(s);
+	free(sp.buf);
 	return 0;
 }
 
@@ -461,6 +595,10 @@ static int status_kv(struct scan *s, char *key, char *v, unsigned int no)
 		if (!qemu_status_ok(v))
 			return status_fail(s, no, "qemu_status is not N or signal:N");
 		return copy_val(s->qemu_status, sizeof(s->qemu_status), v, s, no);
+	} else if (!strcmp(key, "log_dropped")) {
+		if (!all_digits(v) || strlen(v) > 19)
+			return status_fail(s, no, "log_dropped is not a number of bytes");
+		s->dropped = strtoull(v, NULL, 10);
 	} else if (kl > 5 && !strncmp(key, "t_", 2) &&
 		   !strcmp(key + kl - 3, "_ms")) {
 		if (!all_digits(v) || strlen(v) > 12)
@@ -552,7 +690,7 @@ static bool judge_crash(struct scan *s, struct verdict *v)
 	return true;
 }
 
-static bool judge_kernel(struct scan *s, struct verdict *v)
+static bool judge_fatal(struct scan *s, struct verdict *v)
 {
 	if (s->panic.text) {
 		decide(v, "panic", &s->panic,
@@ -565,20 +703,90 @@ static bool judge_kernel(struct scan *s, struct verdict *v)
 				    s->oops.no));
 		return true;
 	}
-	if (!strcmp(s->event, "timeout")) {
-		decide(v, "hang", &s->last,
-		       json_sprintf("timed out waiting for stage %s; last console line: %s",
-				    s->stage, last_text(s)));
-		return true;
-	}
-	if (s->faults) {
-		decide(v, "iommu-fault", &s->fault,
-		       json_sprintf("%u IOMMU fault line%s, first at line %u",
-				    s->faults, s->faults == 1 ? "" : "s",
-				    s->fault.no));
-		return true;
-	}
 	return false;
+}
+
+/* "; first kernel error: CLASS at line N", or "". */
+static const char *kerr_note(const struct scan *s, char *buf, size_t len)
+{
+	if (!s->kerr.text)
+		return "";
+	snprintf(buf, len, "; first kernel error: %s at line %u",
+		 s->kerr_class, s->kerr.no);
+	return buf;
+}
+
+#define FLOOD_FMT "console log flooded: %llu bytes dropped (%s) after line %u; no panic, oops or IOMMU fault in the head and tail kept%s"
+
+/* Bytes dropped (console.exp's cap, our read limit) and no fault kept. */
+static bool judge_flood(struct scan *s, struct verdict *v)
+{
+	unsigned long long n = s->dropped + s->job->log_gap;
+	char note[96];
+
+	if (!n || s->faults)
+		return false;
+	decide(v, "log-flood", &s->flood_ev,
+	       json_sprintf(FLOOD_FMT, n,
+			    s->dropped ? "console.exp cap" : "classifier read limit",
+			    s->gap_no, kerr_note(s, note, sizeof(note))));
+	return true;
+}
+
+static bool judge_hang(struct scan *s, struct verdict *v)
+{
+	char note[96];
+
+	if (strcmp(s->event, "timeout"))
+		return false;
+	decide(v, "hang", &s->last,
+	       json_sprintf("timed out waiting for stage %s; last console line: %s%s",
+			    s->stage, last_text(s),
+			    kerr_note(s, note, sizeof(note))));
+	return true;
+}
+
+static bool judge_fault(struct scan *s, struct verdict *v)
+{
+	if (!s->faults)
+		return false;
+	decide(v, "iommu-fault", &s->fault,
+	       json_sprintf("%u IOMMU fault line%s, first at line %u",
+			    s->faults, s->faults == 1 ? "" : "s", s->fault.no));
+	return true;
+}
+
+static json_int_t level(const struct scan *s, const char *name)
+{
+	return json_integer_value(json_object_get(s->dmesg, name));
+}
+
+/* The agent's dmesg counts: more than CLS_ERR_MAX err, or any worse. */
+static bool judge_err_flood(struct scan *s, struct verdict *v)
+{
+	json_int_t err = level(s, "err"), crit = level(s, "crit");
+	json_int_t alert = level(s, "alert"), emerg = level(s, "emerg");
+
+	if (err <= CLS_ERR_MAX && !crit && !alert && !emerg)
+		return false;
+	decide(v, "kernel-error", &s->dmesg_ev,
+	       json_sprintf("err-flood: the kernel logged %" JSON_INTEGER_FORMAT
+			    " err, %" JSON_INTEGER_FORMAT " crit, %"
+			    JSON_INTEGER_FORMAT " alert and %" JSON_INTEGER_FORMAT
+			    " emerg records (limit: %d err, no crit, alert or emerg)",
+			    err, crit, alert, emerg, CLS_ERR_MAX));
+	return true;
+}
+
+static bool judge_kerr(struct scan *s, struct verdict *v)
+{
+	if (!s->kerr.text)
+		return s->dmesg && judge_err_flood(s, v);
+	decide(v, "kernel-error", &s->kerr,
+	       json_sprintf("%s at line %u (%u kernel error line%s)",
+			    s->kerr_class, s->kerr.no, s->kerrs,
+			    s->kerrs == 1 ? "" : "s"));
+	return true;
 }
 
 static const char *res_str(json_t *r, const char *key)
@@ -628,6 +836,8 @@ static bool judge_results(struct scan *s, struct verdict *v, struct ev *tmp)
 	return false;
 }
 
+#define FOREIGN_FMT "%u SAC line%s with another nonce (forged or stale), first at line %u"
+
 static bool judge_infra(struct scan *s, struct verdict *v)
 {
 	const char *why = NULL;
@@ -640,8 +850,7 @@ static bool judge_infra(struct scan *s, struct verdict *v)
 	}
 	if (s->foreign) {
 		decide(v, "infra-error", &s->foreign_ev,
-		       json_sprintf("%u SAC line%s with another nonce (forged or stale), first at line %u",
-				    s->foreign, s->foreign == 1 ? "" : "s",
+		       json_sprintf(FOREIGN_FMT, s->foreign, s->foreign == 1 ? "" : "s",
 				    s->foreign_ev.no));
 		return true;
 	}
@@ -718,7 +927,8 @@ static void judge(struct scan *s, struct verdict *v, struct ev *tmp)
 		decide(v, "infra-error", NULL, json_string(s->status_err));
 		return;
 	}
-	if (judge_crash(s, v) || judge_kernel(s, v) ||
+	if (judge_crash(s, v) || judge_fatal(s, v) || judge_flood(s, v) ||
+	    judge_hang(s, v) || judge_fault(s, v) || judge_kerr(s, v) ||
 	    judge_results(s, v, tmp) || judge_infra(s, v))
 		return;
 	judge_end(s, v);
@@ -784,8 +994,10 @@ static json_t *str_or_null(const char *s)
 
 static json_t *counts(const struct scan *s)
 {
-	return json_pack("{s:i,s:i,s:i,s:i}", "lines", s->lines, "cut", s->cut,
-			 "foreign", s->foreign, "bad", s->bad);
+	return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:I}", "lines", s->lines,
+			 "cut", s->cut, "foreign", s->foreign, "bad", s->bad,
+			 "joined", s->joined, "kernel_errors", s->kerrs,
+			 "dropped", (json_int_t)(s->dropped + s->job->log_gap));
 }
 
 static json_t *record(struct scan *s, struct verdict *v)
@@ -825,7 +1037,8 @@ static void scan_free(struct scan *s)
 {
 	struct ev *evs[] = { &s->last, &s->panic, &s->oops, &s->crash,
 			     &s->qemu_msg, &s->fault, &s->foreign_ev, &s->start,
-			     &s->done, &s->bad_ev, &s->skip_ev };
+			     &s->done, &s->bad_ev, &s->skip_ev, &s->kerr,
+			     &s->dmesg_ev, &s->flood_ev };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(evs); i++)
@@ -835,6 +1048,7 @@ static void scan_free(struct scan *s)
 	json_decref(s->results);
 	json_decref(s->result_lines);
 	json_decref(s->timings);
+	pend_clear(s);
 }
 
 json_t *cls_classify(const struct cls_job *job)
@@ -849,10 +1063,11 @@ json_t *cls_classify(const struct cls_job *job)
 	s.timings = json_object();
 	if (!s.results || !s.result_lines || !s.timings)
 		goto out;
-	if (job->log && scan_log(&s, job->log, job->log_len))
-		goto out;
+	/* the status first: it says whether console.exp dropped bytes */
 	if (job->status)
 		scan_status(&s, job->status, job->status_len);
+	if (job->log && scan_log(&s, job->log, job->log_len))
+		goto out;
 	judge(&s, &v, &tmp);
 	note_foreign(&s, &v);
 	out = record(&s, &v);

@@ -6,9 +6,11 @@
 #include "util.h"
 
 const char *const outcomes[] = {
-	"pass", "qemu-crash", "panic", "oops", "hang", "iommu-fault",
-	"data-corruption", "workload-fail", "infra-error", "skip",
+	"pass", "qemu-crash", "panic", "oops", "log-flood", "hang",
+	"iommu-fault", "kernel-error", "data-corruption", "workload-fail",
+	"infra-error", "skip",
 };
+
 const size_t n_outcomes = ARRAY_SIZE(outcomes);
 
 bool outcome_known(const char *name, size_t len)

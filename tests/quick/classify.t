@@ -1,7 +1,8 @@
 #!/bin/sh
 # classify + console.exp: every captured/composed console case gets the
 # right outcome with the right evidence, and the console driver writes the
-# right status file against a fake QEMU, leaving no process behind.
+# right status file against a fake QEMU, leaving no process behind; a
+# flooded console is capped to its head and tail and its end still judged.
 . "$(dirname "$0")/../lib/tap.sh"
 cls=$BUILD_DIR/host/classify
 unit=$BUILD_DIR/host/classify-unit
@@ -20,7 +21,7 @@ for c in $cases; do
 	checks=$((checks + 2 + $(grep -Ec '^(evidence|reason|stage|json)=' \
 		"$data/$c/case")))
 done
-plan $((checks + 6 + 24))
+plan $((checks + 6 + 25 + 4 + 12))
 
 # field NAME: the first top-level "NAME": value of the record on stdin,
 # strings unquoted (the record is compact JSON in a fixed key order).
@@ -78,6 +79,30 @@ out=$("$cls" --log "$t/missing.log" --status "$data/pass/status" \
 like "$?:$out" "^0:.*\"outcome\":\"infra-error\",\"reason\":\"console log [^\"]*missing.log is missing" \
 	"missing log: infra-error record naming it"
 
+# --- a log too big to read whole: its head and tail are judged ---
+# The pass log with 40 MB of printk storm between its two results.
+p=$data/pass/console.log
+storm() { yes '[    3.000000] virtio_blk virtio1: [vda] I/O error' | head -c 40000000; }
+{ head -n 243 "$p"; storm; printf '\n'; tail -n +244 "$p"; } >"$t/big.log"
+# 300 MiB (sparse: NULs, which the classifier drops) past the old 256 MiB
+# limit, ending in a panic.
+head -n 243 "$p" >"$t/bigpanic.log"
+truncate -s 300M "$t/bigpanic.log"
+printf '\n[   60.000000] Kernel panic - not syncing: storm\n' >>"$t/bigpanic.log"
+"$cls" --log "$t/bigpanic.log" --status "$data/pass/status" --nonce $nonce \
+	--workloads ok,ok >"$t/out"
+like "$?:$(cat "$t/out")" '^0:\{"outcome":"panic".*"evidence":"\[   60.000000\] Kernel panic - not syncing: storm"' \
+	"300 MiB log ending in a panic: panic (its tail is read)"
+like "$(cat "$t/out")" '"dropped":[1-9][0-9]{8}' "300 MiB log: the bytes not read are counted"
+"$cls" --log "$t/big.log" --status "$data/pass/status" --nonce $nonce \
+	--workloads ok,ok >"$t/out"
+like "$?:$(field reason <"$t/out")" \
+	"^0:console log flooded: [0-9]+ bytes dropped \(classifier read limit\)" \
+	"40 MB log, nothing decisive: log-flood, not infra-error"
+like "$(cat "$t/out")" '"results":\[\{[^]]*\},\{"workload":"ok"' \
+	"40 MB log: the result after the storm is still read"
+rm -f "$t/big.log" "$t/bigpanic.log"
+
 # --- console.exp against a fake QEMU ---
 n2=0123456789abcdef
 cat >"$t/qemu" <<'EOF'
@@ -96,9 +121,21 @@ done)
 	printf '\r\nSAC %s result {"workload":"w2","status":"pass"}\r\n' "$N"
 	printf 'SAC %s done {"results":2}\r\n' "$N"
 	exit 0 ;;
+flood*)	# a printk storm, a newline-free run, then a panic or the rest
+	awk 'BEGIN { for (i = 0; i < 20000; i++)
+		printf "[    3.%06d] virtio_blk virtio1: [vda] I/O error, sector %d\n", i, i }'
+	head -c 40000 /dev/zero | tr '\0' F
+	if [ "$1" = flood ]; then
+		printf '\n[   60.000000] Kernel panic - not syncing: flood\n'
+		exit 0
+	fi
+	printf '\nSAC %s result {"workload":"w2","status":"pass"}\r\n' "$N"
+	printf 'SAC %s done {"results":2}\r\n' "$N"
+	exit 0 ;;
 exit3)	exit 3 ;;
 abort)	printf 'qemu: hardware error: fake\n'; kill -ABRT $$ ;;
 hang)	sleep 1000 & echo $! >"$FAKE_DIR/child"; wait ;;
+partial) printf 'no newline yet'; sleep 1000 & echo $! >"$FAKE_DIR/child"; wait ;;
 esac
 EOF
 chmod +x "$t/qemu"
@@ -168,11 +205,49 @@ ok $? "hang: and so is its child"
 like "$(field reason <"$t/out")" "stage w2; last console line: SAC $n2 result" \
 	"hang: classified with the stage and the last line"
 
+drive partial 1
+is "$(tail -c 14 "$t/log")" "no newline yet" "hang: what QEMU sent before it was killed is logged"
+
 drive boot 1
 is "$(st event):$(st stage)" "timeout:agent" "stall before the agent: timeout at stage agent"
 gone "$(cat "$t/child")"
 ok $? "stall before the agent: nothing left running"
 like "$(tr '\n' ' ' <"$t/status")" "t_iommu_ms=[0-9]+ $" "stall: iommu was the last stage timed"
+
+# The cap: SAC_CONSOLE_CAP bytes of head and of tail, one marker between.
+cap=65536
+SAC_CONSOLE_CAP=$cap drive flood 5
+is "$(st event):$(st stage)" "eof:w2" "flood: the panicked guest's QEMU exits while w2 runs"
+dropped=$(st log_dropped)
+like "$dropped" '^[1-9][0-9]{5,}$' "flood: status says log_dropped=N ($dropped)"
+is "$(grep -ac '^console.exp: ' "$t/log"):$(grep -a '^console.exp: ' "$t/log")" \
+	"1:console.exp: $dropped bytes dropped" "flood: one marker line, with the status's count"
+size=$(wc -c <"$t/log")
+[ "$size" -le $((2 * cap + 16384 + 64)) ] && [ "$size" -ge $((2 * cap - 200)) ]
+ok $? "flood: the log keeps about 2 x $cap bytes ($size)"
+sent=$(FAKE_DIR=$t N=$n2 "$t/qemu" flood | od -An -c | grep -o '\\n' | wc -l)
+sent=$((sent + $(FAKE_DIR=$t N=$n2 "$t/qemu" flood | wc -c)))
+marker=$(grep -a '^console.exp: ' "$t/log" | wc -c)
+is $((size - marker + dropped)) $sent "flood: kept + dropped = every byte QEMU sent (pty CRs included)"
+is "$(head -n 1 "$t/log" | tr -d '\r')" SeaBIOS "flood: the head starts with the console's first line"
+is "$(tail -n 1 "$t/log" | tr -d '\r')" '[   60.000000] Kernel panic - not syncing: flood' \
+	"flood: the tail ends with its last line"
+"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+like "$(cat "$t/out")" '^\{"outcome":"panic","reason":"kernel panic at line [0-9]+","evidence":"\[   60.000000\] Kernel panic - not syncing: flood"' \
+	"flood ending in a panic: classified panic"
+SAC_CONSOLE_CAP=$cap drive flood-done 5
+"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+like "$(st event):$(field outcome <"$t/out"):$(field reason <"$t/out")" \
+	"^done:log-flood:console log flooded: $(st log_dropped) bytes dropped \(console.exp cap\)" \
+	"flood, then the agent finished: log-flood"
+like "$(cat "$t/out")" '"results":\[\{"workload":"w1","status":"pass"\},\{"workload":"w2"' \
+	"flood: the results on both sides of the gap are read"
+drive "done" 2
+[ -z "$(st log_dropped)" ] && ! grep -aq '^console.exp: ' "$t/log"
+ok $? "under the default cap: no marker, no log_dropped"
+SAC_CONSOLE_CAP=10x expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' \
+	-- "$t/qemu" "done" 2>"$t/err"
+like "$?:$(cat "$t/err")" "^2:console.exp: SAC_CONSOLE_CAP '10x'" "console.exp: a bad cap: exit 2"
 
 FAKE_DIR=$t N=$n2 expect "$exp" "$t/log" "$t/status" kernel 2 'Linux version' \
 	agent 2 '(' -- "$t/qemu" "done" 2>"$t/err"
