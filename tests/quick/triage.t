@@ -251,8 +251,9 @@ like "$(cat "$t/pass")" "nothing SAC-related in this log" "console pass: says pl
 quiet=
 for d in "$console"/*/; do
 	c=$(basename "$d")
-	case $c in iommu-fault-*) continue ;; esac
 	[ -f "$d/console.log" ] || continue
+	# the cases whose console holds IOMMU faults are judged above
+	grep -qx 'outcome=iommu-fault' "$d/case" 2>/dev/null && continue
 	"$tri" "$d/console.log" >/dev/null 2>&1 || quiet="$quiet $c"
 done
 is "${quiet:-none}" none "every other captured console: nothing found (exit 0)"
