@@ -3,107 +3,20 @@
  * context: what the log says around its faults. Which vendor:device sits
  * at a PCI address (lspci -nn, the farm agent's identity line, the
  * kernel's own enumeration), which kernel ran with which command line,
- * and how far systemd got. The farm agent's lines are found here too; its
- * results go on to result.c.
+ * and how far systemd got. The farm agent's identity line is read here;
+ * its results go on to result.c. The ID table and the helpers for text
+ * and agent lines are ids.c's.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "triage.h"
 
-static const char *const id_sources[] = {
-	[TRI_ID_NONE] = "none",
-	[TRI_ID_SERIES] = "the kernel's SAC fallback line",
-	[TRI_ID_KERNEL] = "the kernel's PCI enumeration",
-	[TRI_ID_IDENTITY] = "the farm agent's identity line",
-	[TRI_ID_LSPCI] = "lspci",
-};
-
-const char *tri_id_source_name(enum tri_id_source source)
-{
-	return id_sources[source];
-}
-
-void tri_clean_text(char *dst, size_t size, const char *src, size_t n)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i < n && src[i] && o + 1 < size; i++) {
-		unsigned char c = src[i];
-
-		dst[o++] = c == '\t' ? ' ' : (c >= 0x20 && c < 0x7f) ? c : '?';
-	}
-	while (o && dst[o - 1] == ' ')
-		o--;
-	dst[o] = '\0';
-}
-
-/* Exactly four hex digits. */
-static bool hex4(const char *s, uint16_t *v)
-{
-	unsigned int x = 0, i;
-	char c;
-
-	for (i = 0; i < 4; i++) {
-		c = s[i];
-		if (c >= '0' && c <= '9')
-			x = x << 4 | (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			x = x << 4 | (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			x = x << 4 | (unsigned int)(c - 'A' + 10);
-		else
-			return false;
-	}
-	*v = (uint16_t)x;
-	return true;
-}
-
 /* "[vvvv:dddd]" */
 static bool pci_id_at(const char *s, uint16_t *vendor, uint16_t *device)
 {
-	return s[0] == '[' && hex4(s + 1, vendor) && s[5] == ':' &&
-	       hex4(s + 6, device) && s[10] == ']';
-}
-
-static unsigned int id_slot(const struct triage *t, uint32_t bdf)
-{
-	unsigned int n = 2 * TRI_IDS, h = (bdf * 2654435761u) % n;
-
-	while (t->id_hash[h] && t->ids[t->id_hash[h] - 1].bdf != bdf)
-		h = (h + 1) % n;
-	return h;
-}
-
-const struct tri_id *tri_find_id(const struct triage *t, uint32_t bdf)
-{
-	unsigned int h = id_slot(t, bdf);
-
-	return t->id_hash[h] ? &t->ids[t->id_hash[h] - 1] : NULL;
-}
-
-void tri_add_id(struct triage *t, uint32_t bdf, uint16_t vendor,
-		uint16_t device, enum tri_id_source source, const char *name)
-{
-	unsigned int h = id_slot(t, bdf);
-	struct tri_id *id;
-
-	if (!t->id_hash[h]) {
-		if (t->n_ids == TRI_IDS)
-			return;
-		id = &t->ids[t->n_ids++];
-		memset(id, 0, sizeof(*id));
-		id->bdf = bdf;
-		t->id_hash[h] = (uint16_t)t->n_ids;
-	}
-	id = &t->ids[t->id_hash[h] - 1];
-	if (source < id->source)
-		return;
-	id->vendor = vendor;
-	id->device = device;
-	id->source = source;
-	if (name)
-		tri_clean_text(id->name, sizeof(id->name), name, strlen(name));
+	return s[0] == '[' && tri_hex4(s + 1, vendor) && s[5] == ':' &&
+	       tri_hex4(s + 6, device) && s[10] == ']';
 }
 
 /* "pci 0000:00:02.0: [1234:11e8] type 00 class 0x00ff00" */
@@ -147,36 +60,11 @@ static void identity_pci(struct triage *t, json_t *pci)
 		vendor = json_string_value(json_object_get(e, "vendor"));
 		device = json_string_value(json_object_get(e, "device"));
 		if (!bdf || !vendor || !device || strlen(vendor) != 4 ||
-		    strlen(device) != 4 || !hex4(vendor, &v) || !hex4(device, &d))
+		    strlen(device) != 4 || !tri_hex4(vendor, &v) || !tri_hex4(device, &d))
 			continue;
 		if (flt_parse_bdf(bdf, &dev) == bdf + strlen(bdf))
 			tri_add_id(t, dev, v, d, TRI_ID_IDENTITY, NULL);
 	}
-}
-
-/*
- * "SAC <16 hex> <kind> {...}" (farm/PROTOCOL.md): the JSON object of a farm
- * agent line of that kind, its nonce into @nonce (TRI_NONCE + 1 bytes);
- * NULL for any other line, and for one longer than an agent writes.
- */
-const char *tri_agent_line(const char *line, const char *kind, char *nonce)
-{
-	const char *p = strstr(line, "SAC ");
-	size_t n = strlen(kind);
-	uint16_t unused;
-	unsigned int i;
-
-	if (!p || strlen(p) >= TRI_AGENT_MAX)
-		return NULL;
-	for (i = 0; i < TRI_NONCE; i += 4)
-		if (!hex4(p + 4 + i, &unused))
-			return NULL;
-	p += 4 + TRI_NONCE;
-	if (p[0] != ' ' || strncmp(p + 1, kind, n) || strncmp(p + 1 + n, " {", 2))
-		return NULL;
-	memcpy(nonce, p - TRI_NONCE, TRI_NONCE);
-	nonce[TRI_NONCE] = '\0';
-	return p + 2 + n;
 }
 
 static void agent_identity(struct triage *t, const char *line)

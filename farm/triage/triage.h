@@ -143,6 +143,7 @@ int tri_read_lspci(struct triage *t, const char *path);
 const char *tri_id_source_name(enum tri_id_source source);
 void tri_clean_text(char *dst, size_t size, const char *src, size_t n);
 const char *tri_agent_line(const char *line, const char *kind, char *nonce);
+bool tri_hex4(const char *s, uint16_t *v);
 
 /* result.c */
 void tri_result_line(struct triage *t, const char *line, unsigned long no);

@@ -4,8 +4,8 @@
 # (triage-fuzz-asan).
 # Include it after farm/common/common.mk.
 TRIAGE_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
-TRIAGE_CORE := $(addprefix $(TRIAGE_DIR)/,scan.c devices.c context.c result.c report.c \
-	report_json.c)
+TRIAGE_CORE := $(addprefix $(TRIAGE_DIR)/,scan.c devices.c context.c ids.c result.c \
+	report.c report_json.c)
 TRIAGE_SRCS := $(TRIAGE_DIR)/main.c $(TRIAGE_CORE)
 TRIAGE_DEPS := $(TRIAGE_SRCS) $(TRIAGE_DIR)/triage.h $(FARM_COMMON)
 TRIAGE_OUT := $(BUILD_DIR)/host
