@@ -29,7 +29,7 @@ static const char *lit(const char *p, const char *s)
 	return p && !strncmp(p, s, n) ? p + n : NULL;
 }
 
-static int hex_digit(char c)
+int flt_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -48,9 +48,9 @@ static const char *scan_hex(const char *p, uint64_t *v, int max)
 
 	if (!p)
 		return NULL;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hex_digit(p[2]) >= 0)
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && flt_hex_digit(p[2]) >= 0)
 		p += 2;
-	for (; (d = hex_digit(*p)) >= 0; p++) {
+	for (; (d = flt_hex_digit(*p)) >= 0; p++) {
 		if (++n > max)
 			return NULL;
 		x = x << 4 | (uint64_t)d;

@@ -137,4 +137,7 @@ void flt_reader_line(struct flt_reader *r, const char *line, unsigned long no);
 /* Hands over every open record. */
 void flt_reader_end(struct flt_reader *r);
 
+/* The value of one hex digit, or -1. */
+int flt_hex_digit(char c);
+
 #endif /* FARM_COMMON_FAULTS_H */

@@ -39,18 +39,13 @@ void tri_clean_text(char *dst, size_t size, const char *src, size_t n)
 bool tri_hex4(const char *s, uint16_t *v)
 {
 	unsigned int x = 0, i;
-	char c;
+	int d;
 
 	for (i = 0; i < 4; i++) {
-		c = s[i];
-		if (c >= '0' && c <= '9')
-			x = x << 4 | (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			x = x << 4 | (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			x = x << 4 | (unsigned int)(c - 'A' + 10);
-		else
+		d = flt_hex_digit(s[i]);
+		if (d < 0)
 			return false;
+		x = x << 4 | (unsigned int)d;
 	}
 	*v = (uint16_t)x;
 	return true;

@@ -74,17 +74,6 @@ static bool count_at(const char *p, unsigned long *v)
 	return true;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x" and 1 to 16 hex digits: the end of them, or NULL. */
 static const char *hex_at(const char *p, uint64_t *v)
 {
@@ -95,7 +84,7 @@ static const char *hex_at(const char *p, uint64_t *v)
 	if (!p || p[0] != '0' || p[1] != 'x')
 		return NULL;
 	p += 2;
-	for (i = 0; (h = hex_digit(p[i])) >= 0; i++) {
+	for (i = 0; (h = flt_hex_digit(p[i])) >= 0; i++) {
 		if (i == HEX_DIGITS)
 			return NULL;
 		x = x << 4 | (uint64_t)h;
