@@ -474,11 +474,11 @@ static int cmd_lava_render(const struct tables *t, struct run_opts *o)
 	return lava_render(jobs, n, o->out, o->base_url) ? 1 : 0;
 }
 
-/* http://USER:TOKEN@HOST:PORT/RPC2, the URI lavacli takes. */
-static char *lab_uri(const struct run_opts *o)
+/* The lab --url and --token-file name, handed to the lab engine. */
+static void lab_open(const struct run_opts *o)
 {
 	const char *url = o->lab_url, *rest;
-	char *token, *uri;
+	char *token, *scheme, *host;
 
 	if (!url || !o->token_file)
 		usage_error("%s", "lava submit needs --url and --token-file");
@@ -495,17 +495,18 @@ static char *lab_uri(const struct run_opts *o)
 	token[strcspn(token, "\r\n")] = '\0';
 	if (!*token || strpbrk(token, "@/: "))
 		die("token file %s holds no usable token", o->token_file);
-	uri = xasprintf("%.*s%s:%s@%.*s/RPC2", (int)(rest - url), url,
-			o->lab_user ? o->lab_user : "admin", token,
-			(int)strcspn(rest, "/"), rest);
+	scheme = xasprintf("%.*s", (int)(rest - url - 3), url);
+	host = xasprintf("%.*s", (int)strcspn(rest, "/"), rest);
+	lava_lab_use(scheme, host, o->lab_user ? o->lab_user : "admin", token);
 	free(token);
-	return uri;
+	free(scheme);
+	free(host);
 }
 
 /* farm lava submit: farm run through a LAVA lab. */
 static int cmd_lava_submit(const struct tables *t, struct run_opts *o)
 {
-	lava_lab_use(lab_uri(o));
+	lab_open(o);
 	o->engine = &engine_lava_lab;
 	return cmd_run(t, o, "lava-lab");
 }

@@ -26,6 +26,8 @@ const char *lava_results_suite(void);
 /* lava_run.c */
 extern const struct engine engine_lava_run;	/* LAVA's dispatcher here */
 extern const struct engine engine_lava_lab;	/* a lab, through lavacli */
-void lava_lab_use(const char *uri);	/* lava submit: the lab's URI */
+/* lava submit: the lab at scheme://host, as user with token */
+void lava_lab_use(const char *scheme, const char *host, const char *user,
+		  const char *token);
 
 #endif /* FARM_LAVA_H */

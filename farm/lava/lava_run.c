@@ -549,27 +549,20 @@ static bool lab_word(const char *s)
 }
 
 /*
- * uri is http[s]://USER:TOKEN@HOST[:PORT]/RPC2, from lava submit. No
- * error here quotes it.
+ * The lab at scheme://host (host: HOST[:PORT]), as user with token, from
+ * lava submit. No error here quotes the token.
  */
-void lava_lab_use(const char *uri)
+void lava_lab_use(const char *scheme, const char *host, const char *user,
+		  const char *token)
 {
-	const char *rest = strstr(uri, "://"), *at, *colon;
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
 
-	if (!rest)
-		die("lava submit: the lab's URI has no scheme");
-	rest += 3;
-	at = memrchr(rest, '@', strcspn(rest, "/"));
-	colon = at ? memchr(rest, ':', at - rest) : NULL;
-	if (!colon)
-		die("lava submit: the lab's URI has no USER:TOKEN@");
-	lab.scheme = xasprintf("%.*s", (int)(rest - 3 - uri), uri);
-	lab.user = xasprintf("%.*s", (int)(colon - rest), rest);
-	lab.token = xasprintf("%.*s", (int)(at - colon - 1), colon + 1);
-	lab.host = xstrdup(at + 1);
-	lab.cred = xasprintf("%.*s", (int)(at - uri), uri);
+	lab.scheme = xstrdup(scheme);
+	lab.user = xstrdup(user);
+	lab.token = xstrdup(token);
+	lab.host = xasprintf("%s/RPC2", host);
+	lab.cred = xasprintf("%s://%s:%s", scheme, user, token);
 	if (!*lab.token || !lab_word(lab.user) || !lab_word(lab.token) ||
 	    !lab_word(lab.host))
 		die("lava submit: a user, token or URL lavacli.yaml cannot hold");
