@@ -71,6 +71,7 @@ static const char *const pieces[] = {
 	"32-bit IOVA space full iommu.sac_devices=", "pci 0000:00:02.0: [",
 	"SAC 5ac0ffee00c0ffee identity {\"pci\":[{\"bdf\":\"", "\",\"vendor\":\"",
 	"SAC 5ac0ffee00c0ffee result {\"workload\":\"edu-lying\",\"status\":\"fail\",\"reason\":\"data-corruption\",\"details\":{\"dev0\":\"",
+	"SAC 5ac0ffee00c0ffee result 3 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef ",
 	" ws=", " above_4g=", " iova=0x", "-0x", " coh_tx=0x", "\",\"dev0.xfer", "\":\"src=0x",
 	" dst=0x", "\"}}",
 	"Reached target ", "A start job is running for ", " (",

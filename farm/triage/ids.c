@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "chain.h"
 #include "triage.h"
 
 static const char *const id_sources[] = {
@@ -92,14 +93,18 @@ void tri_add_id(struct triage *t, uint32_t bdf, uint16_t vendor,
 }
 
 /*
- * "SAC <16 hex> <kind> {...}" (farm/PROTOCOL.md): the JSON object of a farm
- * agent line of that kind, its nonce into @nonce (TRI_NONCE + 1 bytes);
- * NULL for any other line, and for one longer than an agent writes.
+ * "SAC <16 hex> <kind> <seq> <mac> {...}" (farm/PROTOCOL.md), or an older
+ * agent's "SAC <16 hex> <kind> {...}": the JSON object of a farm agent
+ * line of that kind, its nonce into @nonce (TRI_NONCE + 1 bytes); NULL for
+ * any other line, and for one longer than an agent writes. The mac is not
+ * checked: a user's log comes without the job's key, so a line is only
+ * as good as the log it is in.
  */
 const char *tri_agent_line(const char *line, const char *kind, char *nonce)
 {
-	const char *p = strstr(line, "SAC ");
+	const char *p = strstr(line, "SAC "), *mac, *json;
 	size_t n = strlen(kind);
+	unsigned long seq;
 	uint16_t unused;
 	unsigned int i;
 
@@ -109,9 +114,11 @@ const char *tri_agent_line(const char *line, const char *kind, char *nonce)
 		if (!tri_hex4(p + 4 + i, &unused))
 			return NULL;
 	p += 4 + TRI_NONCE;
-	if (p[0] != ' ' || strncmp(p + 1, kind, n) || strncmp(p + 1 + n, " {", 2))
+	if (p[0] != ' ' || strncmp(p + 1, kind, n) || p[1 + n] != ' ')
 		return NULL;
 	memcpy(nonce, p - TRI_NONCE, TRI_NONCE);
 	nonce[TRI_NONCE] = '\0';
-	return p + 2 + n;
+	json = p + 2 + n;
+	json = sac_chain_fields(json, json + strlen(json), &seq, &mac) ?: json;
+	return *json == '{' ? json : NULL;
 }

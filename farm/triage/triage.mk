@@ -29,13 +29,13 @@ $(TRIAGE_OUT)/triage-fuzz: $(TRIAGE_DIR)/fuzz.c $(TRIAGE_DEPS)
 
 # The fuzz driver with triage's code and the parser instrumented, for
 # tests/quick/triage-fuzz.t; built only when asked for.
-$(TRIAGE_OUT)/triage-fuzz-asan: $(TRIAGE_DIR)/fuzz.c $(TRIAGE_DEPS) $(FARM_COMMON_DIR)/faults.c
+TRIAGE_ASAN_COMMON := $(addprefix $(FARM_COMMON_DIR)/,faults.c util.c chain.c sha256.c)
+$(TRIAGE_OUT)/triage-fuzz-asan: $(TRIAGE_DIR)/fuzz.c $(TRIAGE_DEPS) $(TRIAGE_ASAN_COMMON)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -Wall -Wextra -std=gnu11 \
 		-I$(FARM_COMMON_DIR) -I$(TRIAGE_DIR) -o $@ $(TRIAGE_DIR)/fuzz.c \
-		$(TRIAGE_CORE) $(FARM_COMMON_DIR)/faults.c $(FARM_COMMON_DIR)/util.c \
-		-ljansson -lm
+		$(TRIAGE_CORE) $(TRIAGE_ASAN_COMMON) -ljansson -lm
 
 # MB/s on a ~100 MB synthetic log (the figure in README.md, "Triage").
 .PHONY: bench-triage
