@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * classify --log LOG --status STATUS --nonce HEX --workloads W1,W2 [--job-id ID]
+ * classify --log LOG --status STATUS --key KEY --nonce HEX --workloads W1,W2
+ *          [--job-id ID]
  *
  * Prints one JSON outcome record on stdout (farm/PROTOCOL.md). Exit 0
- * whenever a record was printed, whatever the outcome; a missing log or
- * status file is an infra-error record, not a tool failure. Exit 2 on a
- * usage or I/O error, with one line on stderr.
+ * whenever a record was printed, whatever the outcome; a missing log,
+ * status or key file is an infra-error record, not a tool failure. Exit
+ * 2 on a usage or I/O error, with one line on stderr.
  */
 #define _GNU_SOURCE	/* memrchr */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "chain.h"
 #include "classify.h"
 
 #define MAX_WORKLOADS	64
@@ -29,7 +31,7 @@
 #define STATUS_MAX	(1024u * 1024)	/* a status file is a few lines */
 
 static const char usage_line[] =
-	"usage: classify --log LOG --status STATUS --nonce HEX --workloads W1,W2 [--job-id ID]";
+	"usage: classify --log LOG --status STATUS --key KEY --nonce HEX --workloads W1,W2 [--job-id ID]";
 
 static int fail(const char *what, const char *why)
 {
@@ -143,6 +145,29 @@ static int read_status(const char *path, char **buf, size_t *len)
 	return rc;
 }
 
+/*
+ * The job's key file (farm/PROTOCOL.md, "Integrity"): 64 hex digits. A
+ * missing one is not an error here (job->key stays NULL).
+ */
+static int read_key(const char *path, struct cls_job *job, uint8_t *key)
+{
+	char text[SAC_KEY_HEX + 2];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int bad;
+
+	if (!f)
+		return errno == ENOENT ? 0 : fail(path, strerror(errno));
+	n = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	bad = sac_key_parse(text, n, key);
+	explicit_bzero(text, sizeof(text));
+	if (bad)
+		return fail(path, "not a job key (64 hex digits)");
+	job->key = key;
+	return 0;
+}
+
 /* Split @list in place on commas into @w; returns the count or -1. */
 static int split_workloads(char *list, const char **w)
 {
@@ -196,10 +221,12 @@ int main(int argc, char **argv)
 		{ "nonce", required_argument, NULL, 'n' },
 		{ "workloads", required_argument, NULL, 'w' },
 		{ "job-id", required_argument, NULL, 'j' },
+		{ "key", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *log = NULL, *status = NULL, *w[MAX_WORKLOADS];
 	struct cls_job job = { 0 };
+	uint8_t key[SAC_KEY_LEN];
 	char *list = NULL;
 	int c, n;
 
@@ -220,11 +247,15 @@ int main(int argc, char **argv)
 		case 'j':
 			job.job_id = optarg;
 			break;
+		case 'k':
+			job.key_name = optarg;
+			break;
 		default:
 			return fail("usage", usage_line + 7);
 		}
 	}
-	if (optind != argc || !log || !status || !job.nonce || !list)
+	if (optind != argc || !log || !status || !job.key_name || !job.nonce ||
+	    !list)
 		return fail("usage", usage_line + 7);
 	if (!cls_valid_nonce(job.nonce))
 		return fail("--nonce", "not 16 lower-case hex digits");
@@ -235,5 +266,7 @@ int main(int argc, char **argv)
 	job.n_workloads = n;
 	job.log_name = log;
 	job.status_name = status;
+	if (read_key(job.key_name, &job, key))
+		return 2;
 	return run(&job, log, status);
 }

@@ -8,10 +8,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 /* A console line longer than this is cut and counted (PROTOCOL.md). */
 #define CLS_LINE_MAX 4000
+/* A job's nonce: this many lower-case hex digits. */
+#define CLS_NONCE_LEN 16
 
 /*
  * err-flood (PROTOCOL.md): the agent's dmesg counts say the kernel logged
@@ -33,8 +36,11 @@ struct cls_job {
 	unsigned long long log_gap;
 	const char *status;		/* NULL: the status file is missing */
 	size_t status_len;
+	/* the job's key (SAC_KEY_LEN bytes): NULL, the key file is missing */
+	const uint8_t *key;
 	const char *log_name;		/* for reasons */
 	const char *status_name;
+	const char *key_name;
 };
 
 /* Line patterns, exposed for the unit tests. */

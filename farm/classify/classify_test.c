@@ -3,10 +3,12 @@
  * classify-unit: TAP unit tests for the line patterns and the record's
  * bounds. Each check names what it expected; run with prove or alone.
  */
+#define _GNU_SOURCE	/* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "classify.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -190,19 +192,158 @@ static void test_names(void)
 	check(!cls_valid_workload(""), "workload: empty refused");
 }
 
-static json_t *run_gap(const char *log, size_t len, const char *status,
+/* The tests' job: its nonce and key. */
+#define NONCE "0123456789abcdef"
+static const uint8_t test_key[SAC_KEY_LEN] = { 0x5a, 0xc0, 0xff, 0xee };
+
+/* Markers in a test log: kernel text the console spliced into a line. */
+#define KSTART '\a'
+#define KEND '\b'
+
+/* A console line as a test writes it: its own text and what was spliced in. */
+struct tline {
+	char *text;		/* markers taken out */
+	size_t n;
+	size_t at[4];		/* where each splice goes */
+	const char *splice[4];	/* its first byte, in the test's log */
+	size_t len[4];
+	int nsplice;
+};
+
+/* One line of @in, up to its newline outside the markers: its end. */
+static const char *tline_read(const char *in, const char *end, struct tline *t)
+{
+	const char *p = in, *k;
+
+	t->text = malloc(end - in + 1);
+	if (!t->text)
+		exit(2);
+	t->n = 0;
+	t->nsplice = 0;
+	for (; p < end && *p != '\n'; p++) {
+		if (*p != KSTART || t->nsplice == 4) {
+			t->text[t->n++] = *p;
+			continue;
+		}
+		k = memchr(p, KEND, end - p);
+		if (!k)
+			exit(2);
+		t->at[t->nsplice] = t->n;
+		t->splice[t->nsplice] = p + 1;
+		t->len[t->nsplice++] = k - p - 1;
+		p = k;
+	}
+	t->text[t->n] = '\0';
+	return p;
+}
+
+/* A line "SAC NONCE <kind> [<seq> <mac> ]<json>": where its json is. */
+static const char *tline_json(const struct tline *t, char *kind)
+{
+	const char *p = t->text + 4 + CLS_NONCE_LEN + 1, *end = t->text + t->n;
+	const char *mac, *q;
+	unsigned long seq;
+	size_t k = 0;
+
+	if (t->n < 4 + CLS_NONCE_LEN + 2 || strncmp(t->text, "SAC " NONCE " ", 21))
+		return NULL;
+	while (p + k < end && p[k] >= 'a' && p[k] <= 'z' && k < 16)
+		k++;
+	if (!k || p[k] != ' ')
+		return NULL;
+	memcpy(kind, p, k);
+	kind[k] = '\0';
+	q = sac_chain_fields(p + k + 1, end, &seq, &mac);
+	return q ? q : p + k + 1;
+}
+
+/* The line with its splices put back, @text (agent lines chained) for its own. */
+static void tline_write(FILE *out, const struct tline *t, const char *text,
+			size_t n, size_t json_old, size_t json_new)
+{
+	size_t done = 0, at;
+	int i;
+
+	for (i = 0; i < t->nsplice; i++) {
+		at = t->at[i] < json_old ? t->at[i] : t->at[i] + json_new - json_old;
+		fwrite(text + done, 1, at - done, out);
+		fwrite(t->splice[i], 1, t->len[i], out);
+		done = at;
+	}
+	fwrite(text + done, 1, n - done, out);
+}
+
+/*
+ * @in (@len bytes) with its agent lines of NONCE chained on @c as the
+ * agent writes them, whether they came chained or not; other lines as
+ * they are, spliced kernel text where it was. Returns a malloc'd log,
+ * its length in *@outlen.
+ */
+static char *sign_with(struct sac_chain *c, const char *in, size_t len,
+		       size_t *outlen)
+{
+	const char *end = in + len, *p = in, *json;
+	char kind[17], line[CLS_LINE_MAX];
+	struct tline t;
+	char *buf;
+	FILE *out = open_memstream(&buf, outlen);
+
+	while (out && p < end) {
+		p = tline_read(p, end, &t);
+		json = tline_json(&t, kind);
+		if (json && sac_chain_line(c, line, sizeof(line), NONCE, kind, json))
+			tline_write(out, &t, line, strlen(line), json - t.text,
+				    strlen(line) - strlen(json));
+		else
+			tline_write(out, &t, t.text, t.n, 0, 0);
+		if (p < end)
+			fputc(*p++, out);
+		free(t.text);
+	}
+	if (!out || fclose(out))
+		exit(2);
+	return buf;
+}
+
+static char *sign(const char *in)
+{
+	struct sac_chain c;
+	size_t n;
+
+	sac_chain_init(&c, test_key, NONCE);
+	return sign_with(&c, in, strlen(in), &n);
+}
+
+/* Classify @log as it is: its agent lines are chained already, or not. */
+static json_t *run_raw(const char *log, size_t len, const char *status,
 		       size_t gap_at, unsigned long long gap)
 {
 	static const char *const w[] = { "w1" };
 	struct cls_job job = {
-		.nonce = "0123456789abcdef", .workloads = w, .n_workloads = 1,
+		.nonce = NONCE, .workloads = w, .n_workloads = 1,
 		.log = log, .log_len = len, .status = status,
 		.status_len = status ? strlen(status) : 0,
-		.log_gap_at = gap_at, .log_gap = gap,
-		.log_name = "log", .status_name = "status",
+		.log_gap_at = gap_at, .log_gap = gap, .key = test_key,
+		.log_name = "log", .status_name = "status", .key_name = "key",
 	};
 
 	return cls_classify(&job);
+}
+
+/* Classify @log with its agent lines chained first (lengths kept, if they were). */
+static json_t *run_gap(const char *log, size_t len, const char *status,
+		       size_t gap_at, unsigned long long gap)
+{
+	struct sac_chain c;
+	size_t n;
+	char *signed_log;
+	json_t *r;
+
+	sac_chain_init(&c, test_key, NONCE);
+	signed_log = sign_with(&c, log, len, &n);
+	r = run_raw(signed_log, n, status, gap_at, gap);
+	free(signed_log);
+	return r;
 }
 
 static json_t *run(const char *log, size_t len, const char *status)
@@ -269,7 +410,7 @@ static void test_err_flood(void)
 	       "err-flood: the kernel logged 33 err", "err-flood: one err past the limit");
 	snprintf(mid, sizeof(mid), lv, 1, 0);
 	expect(run_mid(START RESULT, mid, NULL), "kernel-error", "evidence",
-	       " dmesg {", "err-flood: one crit record, evidence the dmesg line");
+	       " dmesg 2 ", "err-flood: one crit record, evidence the dmesg line");
 	expect(run_mid(START RESULT,
 		       "[    9.000000] INFO: task w1:7 blocked for more than 2 seconds.\n",
 		       "event=timeout\nstage=poweroff\nqemu_status=signal:9\n"),
@@ -281,34 +422,36 @@ static void test_err_flood(void)
 #define R1 N "result {\"workload\":\"w1\",\"sta"
 #define R2 "tus\":\"pass\"}\n"
 #define TS "[    2.000000] "
+/* kernel text spliced into the agent line around it */
+#define K(text) "\a" text "\b"
 #define DMAR "DMAR: DRHD: handling fault status reg 2\n"
 
 static void test_interleave(void)
 {
 	json_t *r;
 
-	r = run_mid(START R1 TS "random: crng init done\n" R2, "", NULL);
+	r = run_mid(START R1 K(TS "random: crng init done\n") R2, "", NULL);
 	check(r && !strcmp(outcome(r), "pass") && count(r, "joined") == 1 &&
 	      json_array_size(json_object_get(r, "results")) == 1,
 	      "interleaved: a benign kernel line, the result rejoined: pass");
 	json_decref(r);
-	r = run_mid(START R1 TS DMAR R2, "", NULL);
+	r = run_mid(START R1 K(TS DMAR) R2, "", NULL);
 	check(r && !strcmp(outcome(r), "iommu-fault") &&
 	      json_integer_value(json_object_get(r, "faults")) == 1 &&
 	      json_array_size(json_object_get(r, "results")) == 1,
 	      "interleaved: the fault inside counts, the result is kept");
 	json_decref(r);
-	expect(run_mid(START R1 TS "x\n" TS "nvme nvme0: I/O 12 QID 1 timeout, aborting\n" R2,
+	expect(run_mid(START R1 K(TS "x\n" TS "nvme nvme0: I/O 12 QID 1 timeout, aborting\n") R2,
 		       "", NULL), "kernel-error", "reason", "nvme-timeout at line 3",
 	       "interleaved: two kernel records before the tail");
 	expect(run_mid(START N "result {\"workload\":\"w1\",\"status\":\"pass\"}"
-		       TS "nvme nvme0: Abort status: 0x0\n\n", "", NULL),
+		       K(TS "nvme nvme0: Abort status: 0x0\n") "\n", "", NULL),
 	       "kernel-error", "evidence", TS "nvme nvme0: Abort status",
 	       "interleaved after the object's end: both halves judged");
-	expect(run_mid(START "SAC 01234567" TS "x\n89abcdef result " PASS_OBJ,
+	expect(run_mid(START "SAC 01234567" K(TS "x\n") "89abcdef result " PASS_OBJ,
 		       "", NULL), "pass", NULL, NULL,
 	       "interleaved inside the nonce: rejoined, pass");
-	r = run_mid(START "SA" TS "nvme nvme0: Abort status: 0x0\nC 0123456789abcdef result "
+	r = run_mid(START "SA" K(TS "nvme nvme0: Abort status: 0x0\n") "C 0123456789abcdef result "
 		    PASS_OBJ, "", NULL);
 	check(r && !strcmp(outcome(r), "kernel-error") && count(r, "joined") == 1 &&
 	      json_array_size(json_object_get(r, "results")) == 1,
@@ -316,20 +459,150 @@ static void test_interleave(void)
 	json_decref(r);
 	expect(run_mid(START "SA" TS "nvme nvme0: Abort status: 0x0\n", "", NULL),
 	       "kernel-error", NULL, NULL, "a cut \"SAC \", no tail: the kernel part counts");
-	expect(run_mid(START R1 TS "x\n\"" R2, "", NULL), "infra-error",
+	expect(run_mid(START R1 K(TS "x\n\"") R2, "", NULL), "infra-error",
 	       "reason", "SAC result line has no JSON object",
 	       "interleaved, no tail fits: infra-error as before");
-	expect(run_mid(START R1 TS DMAR "\"" R2, "", NULL), "iommu-fault",
+	expect(run_mid(START R1 K(TS DMAR "\"") R2, "", NULL), "iommu-fault",
 	       NULL, NULL, "interleaved, no tail fits: the fault still counts");
-	r = run_mid(START R1 DMAR R2, "", NULL);
+	r = run_mid(START R1 K(DMAR) R2, "", NULL);
 	check(r && !strcmp(outcome(r), "iommu-fault") && count(r, "joined") == 1,
 	      "interleaved without a printk time: split at DMAR:, rejoined");
 	json_decref(r);
-	r = run_mid(START R1 DMAR "\"" R2, "", NULL);
+	r = run_mid(START R1 K(DMAR "\"") R2, "", NULL);
 	check(r && !strcmp(outcome(r), "infra-error") &&
 	      !json_integer_value(json_object_get(r, "faults")),
 	      "without a printk time and no tail: agent text is not a fault");
 	json_decref(r);
+}
+
+/* Line @i (from 0) of @log, with its newline: where it starts, its length. */
+static const char *nth_line(const char *log, int i, size_t *n)
+{
+	const char *p = log, *nl;
+
+	while (i-- > 0 && (nl = strchr(p, '\n')))
+		p = nl + 1;
+	nl = strchr(p, '\n');
+	*n = nl ? (size_t)(nl - p + 1) : strlen(p);
+	return p;
+}
+
+/* @log's lines in @order: "0213" swaps the middle two, "013" drops one. */
+static char *reorder(const char *log, const char *order)
+{
+	char *out = malloc(strlen(log) * 2 + 1);
+	const char *line;
+	size_t n, len = 0;
+
+	if (!out)
+		exit(2);
+	for (; *order; order++) {
+		line = nth_line(log, *order - '0', &n);
+		memcpy(out + len, line, n);
+		len += n;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/* @log with @text put in at byte @at. */
+static char *insert_at(const char *log, size_t at, const char *text)
+{
+	char *out = malloc(strlen(log) + strlen(text) + 1);
+
+	if (!out)
+		exit(2);
+	memcpy(out, log, at);
+	strcpy(out + at, text);
+	strcat(out, log + at);
+	return out;
+}
+
+static json_t *run_signed(char *log)
+{
+	json_t *r = run_raw(log, strlen(log), DONE_ST, 0, 0);
+
+	free(log);
+	return r;
+}
+
+#define DMESG N "dmesg {\"err\":0}\n"
+#define MAC0 "0000000000000000000000000000000000000000000000000000000000000000"
+
+/* The chained start, result, dmesg and done lines in another order. */
+static const struct {
+	const char *order, *outcome, *reason, *what;
+} reorders[] = {
+	{ "0123", "pass", "", "chain: the agent's four lines in order: pass" },
+	{ "023", "infra-error",
+	  "line 2: SAC dmesg line has sequence 2 where 1 was due: 1 line before it missing",
+	  "chain: the result suppressed: caught at the next line" },
+	{ "0213", "infra-error", "line 2: SAC dmesg line has sequence 2 where 1 was due",
+	  "chain: two lines swapped: caught" },
+	{ "01123", "infra-error",
+	  "line 3: SAC result line has sequence 1 where 2 was due: repeated or out of order",
+	  "chain: a line repeated: caught" },
+	{ "012", "infra-error", "the guest stopped before the agent's done",
+	  "chain: no done line to seal it: infra-error" },
+};
+
+/* A suppressed, reordered, inserted, altered or replayed line is caught. */
+static void test_chain(void)
+{
+	char *good = sign(START RESULT DMESG DONE), *other, *log;
+	static const struct cls_job keyless = {
+		.nonce = NONCE, .log = "", .status = DONE_ST,
+		.status_len = sizeof(DONE_ST) - 1, .key_name = "jobs/x/key",
+	};
+	struct sac_chain c;
+	const char *line;
+	size_t n, i;
+
+	for (i = 0; i < ARRAY_SIZE(reorders); i++)
+		expect(run_signed(reorder(good, reorders[i].order)),
+		       reorders[i].outcome, "reason", reorders[i].reason,
+		       reorders[i].what);
+	line = nth_line(good, 3, &n);
+	expect(run_signed(insert_at(good, line + n - good - 2, " ")),
+	       "infra-error", "reason", "line 4: SAC done line's mac does not verify",
+	       "chain: the done line altered: caught");
+	expect(run_signed(insert_at(good, nth_line(good, 1, &n) - good,
+				    N "result 1 " MAC0 " " PASS_OBJ)),
+	       "infra-error", "reason",
+	       "line 2: SAC result line's mac does not verify: not line 1 of this job's agent's chain (forged",
+	       "chain: a forged result with the nonce and the next seq: caught");
+	log = sign(START N "result {\"workload\":\"w1\",\"status\":\"fail\"}\n" DMESG DONE);
+	memcpy(strstr(log, "\"fail\""), "\"pass\"", 6);
+	expect(run_signed(log), "infra-error", "reason",
+	       "line 2: SAC result line's mac does not verify",
+	       "chain: a fail result turned into a pass (mac kept): caught");
+	sac_chain_init(&c, (const uint8_t *)"another job's key, 32 bytes long", NONCE);
+	other = sign_with(&c, good, strlen(good), &n);
+	line = nth_line(other, 1, &n);
+	log = reorder(good, "0");
+	log = realloc(log, strlen(good) + 1);
+	strncat(log, line, n);
+	strcat(log, nth_line(good, 2, &n));
+	expect(run_signed(log), "infra-error", "reason",
+	       "line 2: SAC result line's mac does not verify",
+	       "chain: a line replayed from another job with the same nonce: caught");
+	expect(run_signed(other), "infra-error", "reason",
+	       "line 1: SAC start line's mac does not verify",
+	       "chain: another job's whole log: caught at its first line");
+	expect(run_signed(sign(START RESULT DMESG DONE RESULT)), "infra-error",
+	       "reason", "line 5: SAC line after done", "chain: a line after done: caught");
+	log = strdup(START RESULT DONE);
+	expect(run_signed(log), "infra-error", "reason",
+	       "line 1: SAC start line has no sequence number and mac",
+	       "chain: an unchained (old agent's) line: refused");
+	expect(cls_classify(&keyless), "infra-error", "reason",
+	       "key file jobs/x/key is missing", "chain: no key file: infra-error");
+	/* the console splits a line inside its mac: rejoined, and it verifies */
+	line = strstr(good, " result 1 ") + 20;
+	log = insert_at(good, line - good, TS "random: crng init done\n");
+	expect(run_signed(log), "pass", NULL, NULL,
+	       "chain: kernel text inside a mac: rejoined, pass");
+	free(good);
 }
 
 #define HUNG_FLOOD "flood\nconsole.exp: 100 bytes dropped\nflood\n" \
@@ -339,10 +612,12 @@ static void test_flood(void)
 {
 	static const char tail[] = "[   60.0] Kernel panic - not syncing: Fatal exception\n";
 	static const char st[] = DONE_ST "log_dropped=100\n";
-	char log[512];
+	char log[1024], *head = sign(START RESULT "flood line\nflo");
 	size_t at;
 
-	at = (size_t)snprintf(log, sizeof(log), "%s%s", START RESULT, "flood line\nflo");
+	/* the gap's offset in the log as chained */
+	at = (size_t)snprintf(log, sizeof(log), "%s", head);
+	free(head);
 	snprintf(log + at, sizeof(log) - at, "od line\n%s", tail);
 	expect(run_gap(log, strlen(log), DONE_ST, at, 1000000), "panic",
 	       "evidence", "Kernel panic", "read gap: the panic at the end still counts");
@@ -421,6 +696,7 @@ int main(void)
 	test_err_flood();
 	test_interleave();
 	test_flood();
+	test_chain();
 	printf("1..%d\n", test_no);
 	return failed ? 1 : 0;
 }

@@ -7,8 +7,9 @@
  *
  * The console is untrusted: lines are cut at CLS_LINE_MAX, NUL and CR are
  * dropped, anything unprintable is shown as '?', and only SAC lines that
- * carry this job's nonce count as the agent's word. What a line says is
- * lines.c's business.
+ * carry this job's nonce and continue its chain under the job's key
+ * (farm/common/chain.h) count as the agent's word; after the first that
+ * does not, none does. What a line says is lines.c's business.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain.h"
 #include "classify.h"
 #include "stages.h"
 
@@ -41,7 +43,10 @@ struct scan {
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
 	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
 	const char *kerr_class;
-	char bad_why[160];
+	char bad_why[200];
+	/* the agent's lines: the chain's next, and where it broke (0: not) */
+	struct sac_chain chain;
+	unsigned int broken_at;
 	long done_results;
 	json_t *identity, *dmesg, *results, *result_lines;
 	struct pend pend;
@@ -221,12 +226,107 @@ static int sac_kind(const char *k, size_t n)
 	return -1;
 }
 
-/* "SAC <nonce> <kind> <json>": @line starts with "SAC ". */
+/*
+ * The fields of "SAC <nonce> <kind> <seq> <mac> <json>" after the nonce
+ * (farm/PROTOCOL.md): @line starts with "SAC ".
+ */
+struct fields {
+	int kind;		/* in sac_kinds[], -1: unknown */
+	const char *json;	/* NULL: nothing after the kind */
+	const char *mac;	/* NULL: no chain fields, json after the kind */
+	unsigned long seq;
+};
+
+static void split_fields(const char *line, size_t n, struct fields *f)
+{
+	const char *end = line + n, *k = line + 4 + CLS_NONCE_LEN + 1;
+	const char *p = k < end ? memchr(k, ' ', end - k) : NULL;
+
+	f->kind = k < end ? sac_kind(k, (p ? p : end) - k) : -1;
+	f->mac = NULL;
+	f->json = p ? p + 1 : NULL;
+	if (p)
+		f->json = sac_chain_fields(p + 1, end, &f->seq, &f->mac) ?:
+			  f->json;
+}
+
+/* Why the chain did not take a line, for the record's reason. */
+static int chain_refused(struct scan *s, const char *line, size_t n,
+			 unsigned int no, const struct fields *f,
+			 enum sac_chain_verdict v)
+{
+	const char *kind = sac_kinds[f->kind];
+	unsigned long due = s->chain.seq;
+
+	if (v == SAC_CHAIN_GAP)
+		return bad_line(s, line, n, no,
+				"SAC %s line has sequence %lu where %lu was due: %lu line%s before it missing, or out of order",
+				kind, f->seq, due, f->seq - due,
+				f->seq - due == 1 ? "" : "s");
+	if (v == SAC_CHAIN_BACK)
+		return bad_line(s, line, n, no,
+				"SAC %s line has sequence %lu where %lu was due: repeated or out of order",
+				kind, f->seq, due);
+	return bad_line(s, line, n, no,
+			"SAC %s line's mac does not verify: not line %lu of this job's agent's chain (forged, altered, or from another job)",
+			kind, due);
+}
+
+/*
+ * An agent line of this job's nonce, checked: its object, or NULL with
+ * the reason recorded. The chain takes only the line it expects next.
+ */
+static json_t *agent_object(struct scan *s, const char *line, size_t n,
+			    unsigned int no, int *kind)
+{
+	const char *end = line + n;
+	enum sac_chain_verdict v;
+	struct fields f;
+	json_error_t err;
+	json_t *o;
+
+	split_fields(line, n, &f);
+	*kind = f.kind;
+	if (f.kind < 0) {
+		bad_line(s, line, n, no, "unknown SAC line kind");
+		return NULL;
+	}
+	if (s->broken_at) {
+		bad_line(s, line, n, no, "SAC %s line after the chain broke at line %u",
+			 sac_kinds[f.kind], s->broken_at);
+		return NULL;
+	}
+	if (s->done.text) {
+		bad_line(s, line, n, no, "SAC line after done");
+		return NULL;
+	}
+	if (f.json && !f.mac) {
+		bad_line(s, line, n, no,
+			 "SAC %s line has no sequence number and mac (cut, or an older agent's)",
+			 sac_kinds[f.kind]);
+		return NULL;
+	}
+	o = f.json ? json_loadb(f.json, end - f.json, JSON_REJECT_DUPLICATES, &err) : NULL;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		bad_line(s, line, n, no, "SAC %s line has no JSON object%s%s",
+			 sac_kinds[f.kind], f.json ? ": " : "", f.json ? err.text : "");
+		return NULL;
+	}
+	v = sac_chain_take(&s->chain, line, n, f.seq, f.mac);
+	if (v != SAC_CHAIN_OK) {
+		json_decref(o);
+		chain_refused(s, line, n, no, &f, v);
+		return NULL;
+	}
+	return o;
+}
+
+/* "SAC <nonce> ...": @line starts with "SAC ". */
 static int sac_line(struct scan *s, const char *line, size_t n,
 		    unsigned int no)
 {
-	const char *p = line + 4, *end = line + n, *k;
-	json_error_t err;
+	const char *p = line + 4;
 	json_t *o;
 	int kind;
 
@@ -235,21 +335,18 @@ static int sac_line(struct scan *s, const char *line, size_t n,
 		ev_first(&s->foreign_ev, line, n, no);
 		return 0;
 	}
-	k = p + 17;
-	p = memchr(k, ' ', end - k);
-	kind = sac_kind(k, (p ? p : end) - k);
-	if (kind < 0)
-		return bad_line(s, line, n, no, "unknown SAC line kind");
-	if (s->done.text)
-		return bad_line(s, line, n, no, "SAC line after done");
-	if (kind != 0 && !s->start.text)
+	/* without the job's key, judge() says so: no line can be trusted */
+	o = s->job->key ? agent_object(s, line, n, no, &kind) : NULL;
+	if (!o) {
+		/* nothing after a line the chain did not take can be trusted */
+		if (!s->broken_at)
+			s->broken_at = no;
+		return -1;
+	}
+	if (kind != 0 && !s->start.text) {
+		json_decref(o);
 		return bad_line(s, line, n, no, "SAC %s line before start",
 				sac_kinds[kind]);
-	o = p ? json_loadb(p + 1, end - p - 1, JSON_REJECT_DUPLICATES, &err) : NULL;
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return bad_line(s, line, n, no, "SAC %s line has no JSON object%s%s",
-				sac_kinds[kind], p ? ": " : "", p ? err.text : "");
 	}
 	switch (kind) {
 	case 0:
@@ -308,19 +405,19 @@ static void kernel_line(struct scan *s, const char *line, size_t n,
 	}
 }
 
-/* The JSON object of SAC line @line parses ("SAC <nonce> <kind> {...}"). */
+/* The JSON object of SAC line @line parses (a whole agent line). */
 static bool sac_parses(const char *line, size_t n)
 {
-	const char *end = line + n, *p;
+	struct fields f;
 	json_t *o;
 	bool ok;
 
 	if (n < 22)
 		return false;
-	p = memchr(line + 22, ' ', n - 22);
-	if (!p)
+	split_fields(line, n, &f);
+	if (!f.json)
 		return false;
-	o = json_loadb(p + 1, end - p - 1, JSON_REJECT_DUPLICATES, NULL);
+	o = json_loadb(f.json, line + n - f.json, JSON_REJECT_DUPLICATES, NULL);
 	ok = json_is_object(o);
 	json_decref(o);
 	return ok;
@@ -923,6 +1020,12 @@ static void judge(struct scan *s, struct verdict *v, struct ev *tmp)
 				    s->job->status_name));
 		return;
 	}
+	if (!s->job->key) {
+		decide(v, "infra-error", NULL,
+		       json_sprintf("key file %s is missing: the agent's lines cannot be checked",
+				    s->job->key_name));
+		return;
+	}
 	if (s->status_err[0]) {
 		decide(v, "infra-error", NULL, json_string(s->status_err));
 		return;
@@ -1049,6 +1152,7 @@ static void scan_free(struct scan *s)
 	json_decref(s->result_lines);
 	json_decref(s->timings);
 	pend_clear(s);
+	sac_chain_wipe(&s->chain);
 }
 
 json_t *cls_classify(const struct cls_job *job)
@@ -1058,6 +1162,8 @@ json_t *cls_classify(const struct cls_job *job)
 	struct ev tmp = { 0 };
 	json_t *out = NULL;
 
+	if (job->key)
+		sac_chain_init(&s.chain, job->key, job->nonce);
 	s.results = json_array();
 	s.result_lines = json_array();
 	s.timings = json_object();

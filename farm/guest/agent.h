@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "../module/edu.h"	/* the edu device's IDs, shared with sac_edu */
+#include "chain.h"		/* farm/common: the line chain, shared with the host */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,7 +27,8 @@ typedef __u64 u64;
 
 /* Every console line, prefix to newline, stays below this. */
 #define SAC_LINE_MAX		4000
-#define SAC_JSON_MAX		3900	/* leaves room for "SAC <nonce> <kind> " */
+/* leaves room for "SAC <nonce> <kind> <seq> <mac> " */
+#define SAC_JSON_MAX		3800
 #define SAC_NONCE_LEN		16
 #define SAC_NAME_MAX		32
 #define SAC_REASON_MAX		256
@@ -185,9 +187,12 @@ int sac_cmdline_parse(struct sac_cmdline *c, const char *text, size_t len);
 const char *sac_cmdline_get(const struct sac_cmdline *c, const char *key);
 void sac_set_cmdline(const struct sac_cmdline *c);
 const struct sac_cmdline *sac_get_cmdline(void);
-/* Builds "SAC <nonce> <kind> <json>\n" into line; returns its length. */
-size_t sac_line(char *line, const char *nonce, const char *kind,
-		const char *json);
+/*
+ * Builds "SAC <nonce> <kind> <seq> <mac> <json>\n" into line (SAC_LINE_MAX
+ * bytes), the next line of chain c; returns its length.
+ */
+size_t sac_line(char *line, struct sac_chain *c, const char *nonce,
+		const char *kind, const char *json);
 void sac_result_json(struct sac_jw *w, const struct sac_result *r);
 
 struct sac_pci {

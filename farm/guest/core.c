@@ -294,16 +294,18 @@ const char *sac_jw_finish(struct sac_jw *w)
 	return w->buf;
 }
 
-size_t sac_line(char *line, const char *nonce, const char *kind,
-		const char *json)
+size_t sac_line(char *line, struct sac_chain *c, const char *nonce,
+		const char *kind, const char *json)
 {
-	int n;
+	size_t n;
 
-	n = snprintf(line, SAC_LINE_MAX, "SAC %s %s %s\n", nonce, kind, json);
-	if (n < 0 || n >= SAC_LINE_MAX)	/* a bug upstream; stay framed */
-		n = snprintf(line, SAC_LINE_MAX,
-			     "SAC %s %s {\"error\":\"line-too-long\"}\n",
-			     nonce, kind);
+	/* SAC_LINE_MAX - 1: room for the newline */
+	n = sac_chain_line(c, line, SAC_LINE_MAX - 1, nonce, kind, json);
+	if (!n)		/* a bug upstream; stay framed and chained */
+		n = sac_chain_line(c, line, SAC_LINE_MAX - 1, nonce, kind,
+				   "{\"error\":\"line-too-long\"}");
+	line[n++] = '\n';
+	line[n] = '\0';
 	return n;
 }
 

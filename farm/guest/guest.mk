@@ -14,10 +14,15 @@ SAC_CC_amd64 ?= gcc
 SAC_CC_arm64 ?= aarch64-linux-gnu-gcc
 SAC_CC_host ?= $(CC)
 SAC_GUEST_CFLAGS ?= -O2 -Wall -Wextra -Werror -std=gnu11
+# The line chain is the host's too: farm/common's, which needs no jansson.
+SAC_GUEST_COMMON := $(SAC_GUEST_DIR)/../common
+SAC_GUEST_CPPFLAGS := -I$(SAC_GUEST_COMMON)
 
 # agent.h includes the edu IDs the module shares (farm/module/edu.h).
-SAC_GUEST_HDRS := $(wildcard $(SAC_GUEST_DIR)/*.h) $(SAC_GUEST_DIR)/../module/edu.h
-SAC_GUEST_CORE := $(addprefix $(SAC_GUEST_DIR)/,core.c inflate.c)
+SAC_GUEST_HDRS := $(wildcard $(SAC_GUEST_DIR)/*.h) $(SAC_GUEST_DIR)/../module/edu.h \
+	$(addprefix $(SAC_GUEST_COMMON)/,chain.h sha256.h)
+SAC_GUEST_CORE := $(addprefix $(SAC_GUEST_DIR)/,core.c inflate.c) \
+	$(addprefix $(SAC_GUEST_COMMON)/,chain.c sha256.c)
 # Every wl-*.c is a workload; workloads.c lists them.
 SAC_AGENT_SRCS := $(addprefix $(SAC_GUEST_DIR)/,agent.c workloads.c) \
 	$(SAC_GUEST_CORE) $(sort $(wildcard $(SAC_GUEST_DIR)/wl-*.c))
@@ -34,8 +39,10 @@ guest-unit: $(SAC_AGENT_UNIT)
 
 $(SAC_GUEST_OUT)/%/sac-agent: $(SAC_AGENT_SRCS) $(SAC_GUEST_HDRS)
 	@mkdir -p $(dir $@)
-	$(SAC_CC_$*) $(SAC_GUEST_CFLAGS) -static -s -o $@ $(SAC_AGENT_SRCS)
+	$(SAC_CC_$*) $(SAC_GUEST_CFLAGS) $(SAC_GUEST_CPPFLAGS) -static -s -o $@ \
+		$(SAC_AGENT_SRCS)
 
 $(SAC_AGENT_UNIT): $(SAC_UNIT_SRCS) $(SAC_GUEST_HDRS)
 	@mkdir -p $(dir $@)
-	$(SAC_CC_host) $(SAC_GUEST_CFLAGS) -g -o $@ $(SAC_UNIT_SRCS)
+	$(SAC_CC_host) $(SAC_GUEST_CFLAGS) $(SAC_GUEST_CPPFLAGS) -g -o $@ \
+		$(SAC_UNIT_SRCS)

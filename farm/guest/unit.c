@@ -11,6 +11,11 @@
  *                                of LEN bytes each, reason of LEN bytes
  *   agent-unit identity NPCI LEN an identity line: NPCI devices, a
  *                                command line of LEN bytes
+ *   agent-unit sha256            SHA-256 of stdin, in hex
+ *   agent-unit hmac KEYHEX       HMAC-SHA256 of stdin under the key
+ *   agent-unit sign KEYHEX NONCE the console log on stdin with its agent
+ *                                lines of NONCE chained afresh under the
+ *                                key, as the agent writes them
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,12 +156,16 @@ static char *nasty(size_t len)
 	return s;
 }
 
+/* A one-line job: nonce 0123456789abcdef, the all-zero key. */
 static void print_line(const char *kind, const char *json)
 {
+	static const u8 zero[SAC_KEY_LEN];
+	static const char nonce[] = "0123456789abcdef";
 	char line[SAC_LINE_MAX];
+	struct sac_chain c;
 
-	fwrite(line, 1, sac_line(line, "0123456789abcdef", kind, json),
-	       stdout);
+	sac_chain_init(&c, zero, nonce);
+	fwrite(line, 1, sac_line(line, &c, nonce, kind, json), stdout);
 }
 
 static int do_result(const char *nm, const char *nd, const char *len_arg)
@@ -214,6 +223,123 @@ static int do_identity(const char *np, const char *len_arg)
 	return 0;
 }
 
+/* @hex (an even number of hex digits) as bytes, malloc'd; *@n of them. */
+static u8 *hex_arg(const char *hex, size_t *n)
+{
+	size_t len = strlen(hex);
+	u8 *b = malloc(len / 2 + 1);
+
+	if (!b || len % 2 || sac_hex_decode(hex, b, len / 2))
+		die("want an even number of lower-case hex digits");
+	*n = len / 2;
+	return b;
+}
+
+static void print_hex(const u8 *b, size_t n)
+{
+	char hex[2 * SHA256_LEN + 1];
+
+	sac_hex_encode(b, n, hex);
+	printf("%s\n", hex);
+}
+
+static int do_sha256(void)
+{
+	u8 digest[SHA256_LEN];
+	struct sha256 h;
+	size_t len;
+	u8 *in = read_stdin(&len);
+
+	sha256_init(&h);
+	sha256_update(&h, in, len);
+	sha256_final(&h, digest);
+	print_hex(digest, sizeof(digest));
+	return 0;
+}
+
+static int do_hmac(const char *key_hex)
+{
+	u8 mac[SHA256_LEN], *key;
+	struct hmac_sha256 h;
+	size_t len, keylen;
+	u8 *in = read_stdin(&len);
+
+	key = hex_arg(key_hex, &keylen);
+	hmac_sha256_init(&h, key, keylen);
+	hmac_sha256_update(&h, in, len);
+	hmac_sha256_final(&h, mac);
+	print_hex(mac, sizeof(mac));
+	return 0;
+}
+
+/*
+ * The JSON of "SAC <nonce> <kind> [<seq> <mac> ]<json>" in line[0..n)
+ * (no NUL inside), with the kind copied out; NULL for any other line.
+ */
+static const char *agent_json(const char *line, size_t n, const char *nonce,
+			      char *kind)
+{
+	const char *end = line + n, *p = line + 4 + SAC_NONCE_LEN + 1, *q;
+	const char *mac;
+	unsigned long seq;
+	size_t k = 0;
+
+	if (n < 4 + SAC_NONCE_LEN + 1 || memchr(line, '\0', n) ||
+	    memcmp(line, "SAC ", 4) || memcmp(line + 4, nonce, SAC_NONCE_LEN) ||
+	    line[4 + SAC_NONCE_LEN] != ' ')
+		return NULL;
+	while (p + k < end && p[k] >= 'a' && p[k] <= 'z' && k < SAC_NAME_MAX)
+		k++;
+	if (!k || p + k >= end || p[k] != ' ')
+		return NULL;
+	memcpy(kind, p, k);
+	kind[k] = '\0';
+	p += k + 1;
+	q = sac_chain_fields(p, end, &seq, &mac);
+	return q ? q : p;
+}
+
+/* One console line (CRs and newline apart) on stdout, chained if it is the agent's. */
+static void sign_line(struct sac_chain *c, const char *nonce, const char *s,
+		      size_t n)
+{
+	char kind[SAC_NAME_MAX + 1], *json, line[SAC_LINE_MAX];
+	const char *j = agent_json(s, n, nonce, kind);
+
+	if (!j) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	json = strndup(j, s + n - j);
+	if (!json)
+		die("out of memory");
+	fwrite(line, 1, sac_line(line, c, nonce, kind, json) - 1, stdout);
+	free(json);
+}
+
+static int do_sign(const char *key_hex, const char *nonce)
+{
+	size_t len, keylen, n, cr;
+	u8 *key = hex_arg(key_hex, &keylen);
+	char *in = (char *)read_stdin(&len), *p = in, *nl;
+	struct sac_chain c;
+
+	if (keylen != SAC_KEY_LEN || strlen(nonce) != SAC_NONCE_LEN)
+		die("want a 32-byte key and a 16-digit nonce");
+	sac_chain_init(&c, key, nonce);
+	while (p < in + len) {
+		nl = memchr(p, '\n', in + len - p);
+		n = (nl ? nl : in + len) - p;
+		/* the console's CRs stay where they were */
+		for (cr = 0; cr < n && p[n - cr - 1] == '\r'; cr++)
+			;
+		sign_line(&c, nonce, p, n - cr);
+		fwrite(p + n - cr, 1, cr + (nl ? 1 : 0), stdout);
+		p += n + 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "cmdline"))
@@ -228,7 +354,14 @@ int main(int argc, char **argv)
 		return do_result(argv[2], argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "identity"))
 		return do_identity(argv[2], argv[3]);
+	if (argc == 2 && !strcmp(argv[1], "sha256"))
+		return do_sha256();
+	if (argc == 3 && !strcmp(argv[1], "hmac"))
+		return do_hmac(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "sign"))
+		return do_sign(argv[2], argv[3]);
 	die("usage: agent-unit cmdline|escape CAP|gunzip|sacflag|"
-	    "result NM ND LEN|identity NPCI LEN");
+	    "result NM ND LEN|identity NPCI LEN|sha256|hmac KEYHEX|"
+	    "sign KEYHEX NONCE");
 	return 2;
 }

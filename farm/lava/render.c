@@ -448,8 +448,9 @@ static void job_monitor(struct yout *y, const struct job *j, size_t stage)
 	static const char status[] = "\"status\":\"(?P<result>pass|fail|skip)\"";
 	const struct stage *s = &stages[stage];
 	const char *iommu = j->m->iommu_regex;
-	char *pattern = xasprintf("SAC %s result \\{%s,%s", j->nonce,
-				  workload, status);
+	/* "SAC <nonce> result <seq> <mac> {...}": the chain LAVA cannot check */
+	char *pattern = xasprintf("SAC %s result [0-9]+ [0-9a-f]{64} \\{%s,%s",
+				  j->nonce, workload, status);
 	char *start = stage_expand(s->window[0], j->nonce, iommu);
 	char *end = stage_expand(s->window[1], j->nonce, iommu);
 

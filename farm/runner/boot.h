@@ -19,6 +19,14 @@ struct boot_method {
 	 * the job cannot be set up (an infra-error; the caller frees it).
 	 */
 	char *(*prepare)(struct job *j);
+	/*
+	 * Hands a prepared job's guest its key, j->key (farm/PROTOCOL.md,
+	 * "Integrity"), in the job's own copy of an image: the file
+	 * JOB_KEYED_IMAGE in the job dir, which j->boot_images then names
+	 * and whoever ends the job deletes. NULL, or why not (the caller
+	 * frees it).
+	 */
+	char *(*give_key)(struct job *j);
 };
 
 /* The farm's static agent as /init of an initramfs (boot-initramfs.c). */

@@ -6,12 +6,14 @@
  * and rebuilt when any input is newer than the archive.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "runner.h"
 
 struct cpio_list {
@@ -259,4 +261,66 @@ out:
 	free(order);
 	free(tmp);
 	return cpio;
+}
+
+/* Zero bytes up to the next multiple of 4 of @off, as newc wants. */
+static void pad4(FILE *f, long off)
+{
+	for (; off % 4; off++)
+		fputc(0, f);
+}
+
+/*
+ * One newc entry (the format of the kernel's usr/gen_init_cpio and
+ * init/initramfs.c): the 110-byte header, the name and the data, each
+ * padded to 4 bytes. @f is at a multiple of 4.
+ */
+static void newc_entry(FILE *f, unsigned int ino, unsigned int mode,
+		       const char *name, const char *data, size_t size)
+{
+	size_t namesize = strlen(name) + 1;
+
+	fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
+		ino, mode, 0, 0, 1, 0, size, 0, 0, 0, 0, namesize, 0);
+	fwrite(name, 1, namesize, f);
+	pad4(f, 110 + namesize);
+	fwrite(data, 1, size, f);
+	pad4(f, size);
+}
+
+/*
+ * The job's initrd: the cached initramfs @base, then a cpio archive of
+ * its own holding only the key file (SAC_KEY_PATH, read-only, root's),
+ * into @out, mode 0600. Linux unpacks concatenated archives one after
+ * the other, and the cached one stays keyless. 0, or -1.
+ */
+int initramfs_keyed(const char *base, const char *out, const char *key_hex)
+{
+	char text[SAC_KEY_HEX + 2];
+	struct stat st;
+	FILE *f = NULL;
+	int fd = -1, bad;
+
+	if (copy_file(base, out))
+		return -1;
+	fd = open(out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	/* owner-only before the key goes in */
+	if (fd < 0 || fchmod(fd, 0600) || fstat(fd, &st))
+		goto fail;
+	f = fdopen(fd, "a");
+	if (!f)
+		goto fail;
+	snprintf(text, sizeof(text), "%s\n", key_hex);
+	pad4(f, st.st_size);
+	newc_entry(f, 1, S_IFREG | 0400, SAC_KEY_PATH + 1, text,
+		   SAC_KEY_HEX + 1);
+	newc_entry(f, 0, 0, "TRAILER!!!", "", 0);
+	bad = ferror(f);
+	if (fclose(f) || bad)
+		return -1;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }

@@ -7,13 +7,16 @@
  * record. Which engine drives the guest is the job's engine's business.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "engine.h"
 #include "runner.h"
 #include "stages.h"
@@ -66,12 +69,50 @@ void job_new_nonce(char *out)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/*
+ * The job's key (farm/PROTOCOL.md, "Integrity"): fresh from the kernel's
+ * random pool, into j->key and the job dir's key file, mode 0600, for
+ * the classifier. The guest gets it in its initrd (job_give_key()).
+ */
+static void job_new_key(struct job *j)
+{
+	uint8_t key[SAC_KEY_LEN];
+	char *path = job_path(j, JOB_KEY_FILE), line[SAC_KEY_HEX + 2];
+	ssize_t n;
+	int fd;
+
+	do
+		n = getrandom(key, sizeof(key), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(key))
+		die("cannot get %zu random bytes for the job's key", sizeof(key));
+	sac_hex_encode(key, sizeof(key), j->key);
+	explicit_bzero(key, sizeof(key));
+	unlink(path);	/* a second run of the dir: a new key */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	n = snprintf(line, sizeof(line), "%s\n", j->key);
+	if (fd < 0 || write(fd, line, n) != n || close(fd))
+		die("cannot write %s", path);
+	free(path);
+}
+
 void job_prepare(struct job *j, const char *run_dir)
 {
 	j->dir = xasprintf("%s/jobs/%s", run_dir, j->id);
 	if (mkdir_p(j->dir))
 		die("cannot create %s", j->dir);
 	job_new_nonce(j->nonce);
+	job_new_key(j);
+}
+
+/* In the process that boots the job: its guest's copy of the key. */
+static void job_give_key(struct job *j)
+{
+	char *why = j->w->boot->give_key(j);
+
+	if (why)
+		die("%s: %s", j->id, why);
 }
 
 /* The cell's axes as the policy matches them. */
@@ -99,19 +140,23 @@ static void add_words(char *s, size_t cap, const char *w)
 	strncat(s, w, cap - strlen(s) - 1);
 }
 
-/* console, machine, workload, variant, then the agent's orders. */
+/*
+ * The agent's orders first, so no cut of a long command line (here, or
+ * the kernel's at COMMAND_LINE_SIZE) can take the nonce; then console,
+ * machine, workload, variant.
+ */
 char *job_cmdline(const struct job *j)
 {
 	char s[4096] = "", buf[128];
 
+	snprintf(buf, sizeof(buf), "sac.nonce=%s sac.run=%s", j->nonce,
+		 j->w->name);
+	add_words(s, sizeof(s), buf);
 	snprintf(buf, sizeof(buf), "console=%s", j->m->console);
 	add_words(s, sizeof(s), buf);
 	add_words(s, sizeof(s), j->m->cmdline);
 	add_words(s, sizeof(s), j->w->cmdline);
 	add_words(s, sizeof(s), j->v->cmdline);
-	snprintf(buf, sizeof(buf), "sac.nonce=%s sac.run=%s", j->nonce,
-		 j->w->name);
-	add_words(s, sizeof(s), buf);
 	return xstrdup(s);
 }
 
@@ -304,10 +349,11 @@ void job_kill_qemu(const struct job *j)
 
 /*
  * What a worker removes when a signal stops it (passed on by the
- * runner, or the runner's death: pool.c): its scratch disk and the
- * console driver's half-written status. Its children die with it.
+ * runner, or the runner's death: pool.c): its scratch disk, its keyed
+ * image and the console driver's half-written status. Its children die
+ * with it.
  */
-static char *worker_leftovers[2];
+static char *worker_leftovers[3];
 
 static void worker_stop(int sig)
 {
@@ -326,15 +372,17 @@ static void worker_catch_stop(const struct job *j)
 
 	worker_leftovers[0] = job_path(j, "scratch.img");
 	worker_leftovers[1] = job_path(j, "status.tmp");
+	worker_leftovers[2] = job_path(j, JOB_KEYED_IMAGE);
 	sigfillset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* In the worker process: the job's scratch disk, then its engine. */
+/* In the worker process: the job's scratch disk and key, then its engine. */
 void job_run(struct job *j)
 {
 	worker_catch_stop(j);
+	job_give_key(j);
 	j->engine->exec(j, make_scratch(j));
 }
 
@@ -345,12 +393,15 @@ void job_classify(const struct job *j)
 	char *status = job_path(j, "status");
 	char *out = job_path(j, "classify.json");
 	char *err = job_path(j, "classify.err");
+	char *key = job_path(j, JOB_KEY_FILE);
 	char *const argv[] = { farm.classify, "--log", log, "--status", status,
-			 "--nonce", (char *)j->nonce, "--workloads",
-			 (char *)j->w->name, "--job-id", (char *)j->id, NULL };
+			 "--key", key, "--nonce", (char *)j->nonce,
+			 "--workloads", (char *)j->w->name, "--job-id",
+			 (char *)j->id, NULL };
 
 	if (run_argv(argv, out, err, CLASSIFY_SECS) != 0)
 		unlink(out);
+	free(key);
 	free(log);
 	free(status);
 	free(out);
@@ -360,11 +411,12 @@ void job_classify(const struct job *j)
 /* farm boot: QEMU on the terminal (Ctrl-A X quits), no console driver. */
 int job_boot(struct job *j)
 {
-	char *scratch = make_scratch(j);
-	char **argv = job_qemu_argv(j, scratch);
-	char **a;
+	char *scratch = make_scratch(j), *keyed = job_path(j, JOB_KEYED_IMAGE);
+	char **argv, **a;
 	int rc;
 
+	job_give_key(j);
+	argv = job_qemu_argv(j, scratch);
 	fputs("farm: booting:", stderr);
 	for (a = argv; *a; a++)
 		fprintf(stderr, " %s", *a);
@@ -373,8 +425,10 @@ int job_boot(struct job *j)
 	job_kill_qemu(j);
 	if (scratch)
 		unlink(scratch);
+	unlink(keyed);
 	argv_free(argv);
 	free(scratch);
+	free(keyed);
 	return rc;
 }
 

@@ -92,8 +92,9 @@ static void kill_job(struct job *j)
 }
 
 /*
- * What a killed worker (or its console driver) can leave in the job
- * dir: the scratch disk and a half-written *.tmp.
+ * What a finished or killed worker (or its console driver) can leave in
+ * the job dir: the scratch disk, the keyed image and a half-written
+ * *.tmp.
  */
 static void remove_leftovers(const struct job *j)
 {
@@ -106,6 +107,7 @@ static void remove_leftovers(const struct job *j)
 	while ((de = readdir(d))) {
 		n = strlen(de->d_name);
 		if (!strcmp(de->d_name, "scratch.img") ||
+		    !strcmp(de->d_name, JOB_KEYED_IMAGE) ||
 		    (n > 4 && !strcmp(de->d_name + n - 4, ".tmp")))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}

@@ -15,11 +15,15 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "chain.h"
 #include "json.h"
 #include "policy.h"
 #include "util.h"
 
 #define NONCE_LEN 16
+/* In a job's dir: its key (mode 0600), the image that hands it over. */
+#define JOB_KEY_FILE	"key"
+#define JOB_KEYED_IMAGE	"initrd.cpio"
 
 struct boot_method;
 struct engine;
@@ -120,6 +124,7 @@ struct job {
 	json_t *boot_images;		/* the boot method's: see boot.h */
 	char *dir;			/* jobs/<id> */
 	char nonce[NONCE_LEN + 1];
+	char key[SAC_KEY_HEX + 1];	/* hex; never in a record or argv */
 	pid_t pid;			/* worker, 0 when not running */
 	double started, deadline;
 	json_t *record;
@@ -173,6 +178,7 @@ const char *kernel_farm_modules(const struct kernel *k, const char **why);
 /* initramfs.c */
 char *initramfs_get(const struct kernel *k, const struct workload *w,
 		    char **why);
+int initramfs_keyed(const char *base, const char *out, const char *key_hex);
 
 /* accel.c */
 enum accel accel_probe(const char *run_dir, const char *arch,

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The farm end to end: every flavour boots on x86-intel and arm64-smmuv3
-# and proves from inside the guest which flavour it is; a stalled guest is
-# reported as a hang within its timeout and leaves no QEMU behind; the
-# results files parse and count right; bad input is refused.
+# and proves from inside the guest which flavour it is; every job's agent
+# lines are chained under its own key, which is nowhere else; a stalled
+# guest is reported as a hang within its timeout and leaves no QEMU
+# behind; the results files parse and count right; bad input is refused.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 farm=$top/farm/farm
@@ -22,7 +23,7 @@ command -v jq >/dev/null || skip_all "jq missing"
 desktop=$BUILD_DIR/kernel/amd64-farm-desktop
 [ -f "$desktop/.sac-built" ] || desktop=$BUILD_DIR/kernel/arm64-farm-desktop
 
-plan $((4 * nk + 16))
+plan $((4 * nk + 22))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -66,6 +67,24 @@ else
 	is "$(grep -c '<testcase ' "$junit")" "$nk" "junit.xml has one testcase per job"
 fi
 is "$(grep -c '<failure' "$junit")" 0 "junit.xml has no failures"
+
+# --- the chain's key (farm/PROTOCOL.md, "Integrity") ----------------------
+jobs=$tmp/boot/latest/jobs
+is "$(stat -c '%a %s' "$jobs"/*/key | sort -u)" "600 65" \
+	"every job has its key file: mode 600, 64 hex digits and a newline"
+is "$(find "$jobs" -name initrd.cpio | wc -l)" 0 \
+	"no job's keyed initrd is left behind"
+: >"$tmp/leak"
+for k in "$jobs"/*/key; do
+	grep -rlF "$(cat "$k")" "$tmp/boot" | grep -v '/key$' >>"$tmp/leak"
+done
+is "$(cat "$tmp/leak")" "" "no key is anywhere in the run but in its key file"
+is "$(jq -r '.records[] | .nonce as $n | .cmdline | startswith("sac.nonce=\($n) sac.run=boot ")' "$res" | sort -u)" \
+	true "every command line starts with the agent's orders, the nonce first"
+is "$(jq -r '.records[] | "\(.counts.bad) \(.evidence | test("^SAC [0-9a-f]{16} done 5 [0-9a-f]{64} "))"' "$res" | sort -u)" \
+	"0 true" "every job's chain verified, sealed by done at seq 5"
+! grep -l 'sac-agent: no key' "$jobs"/*/console.log
+ok $? "every agent found its key"
 
 # --- a stalled agent is a hang, within its timeout, with no QEMU left ----
 start=$(date +%s)

@@ -3,7 +3,8 @@
 # (QEMU up, waiting out its stage timeout) is (a) killed with SIGKILL,
 # (b) sent SIGHUP, (c) sent SIGINT as soon as its console driver starts,
 # before QEMU has written qemu.pid: each time no QEMU, expect or other
-# process of the run is left within 10 s, and no scratch disk or *.tmp.
+# process of the run is left within 10 s, and no scratch disk, keyed
+# initrd (it holds the job's key) or *.tmp.
 # (d) A second run on the same --out is refused (exit 2, one error line)
 # while the first holds it; the lock of the SIGKILLed run went with it.
 # (e) The tie that starts timeout and QEMU (farm-runner --exec-tied)
@@ -83,7 +84,7 @@ left() {
 
 # gone NAME OUT T0: up to 10 s from T0 (ms) until nothing of run NAME
 # in OUT is left; then one check each for QEMU, expect, any process of
-# the run, and its scratch disk and *.tmp files.
+# the run, and its scratch disk, keyed initrd and *.tmp files.
 gone() {
 	while [ $(($(ms) - $3)) -lt 10000 ] && [ -n "$(left "$2")" ]; do
 		sleep 0.1
@@ -97,9 +98,9 @@ gone() {
 	ok $? "$1: no expect of the run is left within 10 s"
 	[ -z "$(left "$2")" ]
 	ok $? "$1: no process of the run (runner, worker, timeout) is left"
-	files=$(find "$2" -name scratch.img -o -name '*.tmp' 2>&1)
+	files=$(find "$2" -name scratch.img -o -name initrd.cpio -o -name '*.tmp' 2>&1)
 	[ -z "$files" ]
-	ok $? "$1: no scratch disk or *.tmp is left in the run dir"
+	ok $? "$1: no scratch disk, keyed initrd or *.tmp is left in the run dir"
 	printf '%s\n' "$files" | sed '/^$/d; s/^/# left: /'
 }
 

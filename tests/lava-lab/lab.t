@@ -143,7 +143,7 @@ job() {
 	like "$(lava results "$id" 2>&1)" '^\* workloads\.boot \[pass\]$' \
 		"$1: LAVA's monitors test case workloads.boot passed"
 	lava jobs logs --no-follow "$id" >"$tmp/$1.log" 2>&1
-	grep -q "SAC $nonce result {.*\"workload.*boot.*\"status.*pass" "$tmp/$1.log"
+	grep -q "SAC $nonce result [0-9]* [0-9a-f]* {.*\"workload.*boot.*\"status.*pass" "$tmp/$1.log"
 	r=$?
 	ok $r "$1: the console has the agent's result line with the job's nonce"
 	[ $r -eq 0 ] || sed -n "/SAC /s/^/#   /p; \$s/^/#   last: /p" "$tmp/$1.log"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The guest agent's pure parts on the host: command line parsing, JSON
-# escaping, the 4000-byte line bound and the gzip decoder that reads
-# /proc/config.gz in the guest.
+# escaping, the 4000-byte line bound, the gzip decoder that reads
+# /proc/config.gz in the guest, and the line chain (SHA-256, HMAC-SHA256,
+# seq and mac on every line: farm/PROTOCOL.md, "Integrity").
 . "$(dirname "$0")/../lib/tap.sh"
 u=$BUILD_DIR/guest/host/agent-unit
 t=$(mktemp -d)
@@ -103,13 +104,13 @@ check_line() { # FILE KIND DESCRIPTION
 	is "$(wc -l <"$1")" 1 "$3: exactly one line"
 	[ "$(wc -c <"$1")" -lt 4000 ]
 	ok $? "$3: under 4000 bytes ($(wc -c <"$1"))"
-	like "$(cat "$1")" "^SAC 0123456789abcdef $2 \\{" "$3: framed"
-	cut -d' ' -f4- "$1" | json_ok
+	like "$(cat "$1")" "^SAC 0123456789abcdef $2 0 [0-9a-f]{64} \\{" "$3: framed, seq 0, mac"
+	cut -d' ' -f6- "$1" | json_ok
 	ok $? "$3: the object is valid JSON"
 }
 "$u" result 3 2 20 >"$t/small"
 check_line "$t/small" result "small result"
-is "$(cut -d' ' -f4- "$t/small" | grep -c truncated)" 0 "small result: nothing truncated"
+is "$(cut -d' ' -f6- "$t/small" | grep -c truncated)" 0 "small result: nothing truncated"
 like "$(cat "$t/small")" '"metrics":\{"m0":0,"m1":1.5,"m2":3\}' "small result: metrics as numbers"
 "$u" result 100 100 100000 >"$t/big"
 check_line "$t/big" result "huge result"
@@ -165,6 +166,71 @@ for f in desktop:y server:n; do
 		ok 0 "# SKIP no ${f%:*} kernel built"
 	fi
 done
+
+## SHA-256 (FIPS 180-4 examples) and HMAC-SHA256 (RFC 4231)
+sha() { printf "$1" | "$u" sha256; }
+is "$(sha '')" e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 "sha256: empty"
+is "$(sha abc)" ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad "sha256: abc"
+is "$(sha abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq)" \
+	248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1 "sha256: two blocks"
+is "$(head -c 1000000 /dev/zero | tr '\0' a | "$u" sha256)" \
+	cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0 "sha256: a million a's"
+bad=
+for n in 1 54 55 56 57 63 64 65 119 120 128 1000; do
+	head -c "$n" "$t/random" >"$t/part"
+	[ "$("$u" sha256 <"$t/part")" = "$(sha256sum <"$t/part" | cut -d' ' -f1)" ] ||
+		bad="$bad $n"
+done
+is "${bad:-none}" none "sha256: agrees with sha256sum at every padding boundary"
+hmac() { printf "$2" | "$u" hmac "$1"; }
+is "$(hmac 0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b 'Hi There')" \
+	b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7 "hmac: RFC 4231 case 1"
+is "$(hmac 4a656665 'what do ya want for nothing?')" \
+	5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843 "hmac: case 2, a short key"
+aa=$(head -c 131 /dev/zero | od -An -v -tx1 | tr -d ' \n' | tr 0 a)
+is "$(hmac "$aa" 'Test Using Larger Than Block-Size Key - Hash Key First')" \
+	60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54 "hmac: case 6, a key longer than a block"
+
+## the chain: seq and mac on every agent line
+key=$(printf 'agent-unit' | "$u" sha256)
+n=0123456789abcdef
+printf 'x\r\r\nSAC %s %s\r\r\n' "$n start" '{"agent":"sac-agent","version":2}' \
+	"$n result" '{"workload":"w","status":"pass"}' \
+	"fedcba9876543210 result" '{"workload":"w"}' "$n done" '{"results":1}' |
+	head -c -3 >"$t/plain"
+"$u" sign "$key" $n <"$t/plain" >"$t/chained"
+is "$(grep -a "^SAC $n" "$t/chained" | cut -d' ' -f3-4 | tr '\n' ,)" "start 0,result 1,done 2," \
+	"sign: each of the nonce's lines gets the next seq"
+is "$(grep -ac "^SAC $n [a-z]* [0-9] [0-9a-f]\{64\} {" "$t/chained")" 3 "sign: and a 64-digit mac before its JSON"
+is "$(grep -av "^SAC $n" "$t/chained" | od -An -c | tr -s ' \n' ' ')" \
+	"$(grep -av "^SAC $n" "$t/plain" | od -An -c | tr -s ' \n' ' ')" \
+	"sign: every other line byte for byte (another nonce's too)"
+is "$(tr -cd '\r' <"$t/chained" | wc -c)" "$(tr -cd '\r' <"$t/plain" | wc -c)" "sign: the console's CRs kept"
+"$u" sign "$key" $n <"$t/chained" | cmp -s - "$t/chained"
+ok $? "sign: a chained log chains to itself"
+"$u" sign "$(printf other | "$u" sha256)" $n <"$t/plain" | cut -d' ' -f5 >"$t/macs2"
+grep -a "^SAC $n" "$t/chained" | cut -d' ' -f5 | cmp -s - "$t/macs2"
+is $? 1 "sign: another key, other macs"
+# mac_i = HMAC(key, mac_{i-1} || the line without " <mac>"), mac_0 = HMAC(key, nonce)
+if command -v python3 >/dev/null; then
+	want=$(python3 -c '
+import hmac, hashlib, sys
+key, nonce = bytes.fromhex(sys.argv[1]), sys.argv[2].encode()
+mac = hmac.new(key, nonce, hashlib.sha256).digest()
+for line in sys.stdin.buffer.read().split(b"\n"):
+    line = line.rstrip(b"\r")
+    if not line.startswith(b"SAC " + nonce + b" "):
+        continue
+    f = line.split(b" ", 5)
+    mac = hmac.new(key, mac + b" ".join(f[:4] + f[5:]), hashlib.sha256).digest()
+    print(mac.hex())' "$key" $n <"$t/chained")
+	is "$want" "$(grep -a "^SAC $n" "$t/chained" | cut -d' ' -f5)" \
+		"chain: every mac is what Python's hmac computes from the protocol's definition"
+else
+	ok 0 "# SKIP no python3 to compute the macs independently"
+fi
+"$u" sign abc $n </dev/null >/dev/null 2>&1
+is $? 2 "sign: a key that is not 32 bytes is refused"
 
 plan "$tap_n"
 done_testing

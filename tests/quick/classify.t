@@ -6,12 +6,17 @@
 . "$(dirname "$0")/../lib/tap.sh"
 cls=$BUILD_DIR/host/classify
 unit=$BUILD_DIR/host/classify-unit
+agent=$BUILD_DIR/guest/host/agent-unit
 exp=$top/farm/console.exp
 data=$top/tests/data/console
+keyfile=$data/key
 nonce=5ac0ffee00c0ffee
 [ -x "$cls" ] && [ -x "$unit" ] ||
 	skip_all "build first: make -f farm/classify/classify.mk classify"
 command -v expect >/dev/null || skip_all "expect not installed"
+# the agent's own line writer chains the fake QEMU's agent lines
+make -s -C "$top" -f farm/guest/guest.mk guest-unit BUILD_DIR="$BUILD_DIR" \
+	>/dev/null 2>&1 || skip_all "cannot build agent-unit"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
@@ -44,8 +49,8 @@ field() {
 for c in $cases; do
 	d=$data/$c
 	get() { sed -n "s/^$1=//p" "$d/case"; }
-	"$cls" --log "$d/console.log" --status "$d/status" --nonce $nonce \
-		--workloads "$(get workloads)" >"$t/out" 2>"$t/err"
+	"$cls" --log "$d/console.log" --status "$d/status" --key "$keyfile" \
+		--nonce $nonce --workloads "$(get workloads)" >"$t/out" 2>"$t/err"
 	ok $? "$c: classify exits 0"
 	out=$(cat "$t/out")
 	is "$(printf '%s' "$out" | field outcome)" "$(get outcome)" "$c: outcome"
@@ -65,17 +70,17 @@ done
 r=$?
 grep '^not ok' "$t/unit" | sed 's/^/# /'
 ok $r "unit tests ($(grep -c '^ok' "$t/unit") line patterns and bounds)"
-"$cls" --log x --status y --nonce ABC --workloads w 2>"$t/err" >/dev/null
+"$cls" --log x --status y --key "$keyfile" --nonce ABC --workloads w 2>"$t/err" >/dev/null
 is "$?:$(wc -l <"$t/err")" "2:1" "bad nonce: exit 2, one stderr line"
 "$cls" --log x --status y 2>"$t/err" >/dev/null
 like "$?:$(cat "$t/err")" "^2:classify: usage: " "missing options: exit 2 and usage"
-"$cls" --log x --status y --nonce $nonce --workloads '../x' 2>/dev/null
+"$cls" --log x --status y --key "$keyfile" --nonce $nonce --workloads '../x' 2>/dev/null
 is $? 2 "workload name that is not a name: exit 2"
-"$cls" --log "$t" --status "$data/pass/status" --nonce $nonce \
+"$cls" --log "$t" --status "$data/pass/status" --key "$keyfile" --nonce $nonce \
 	--workloads ok 2>"$t/err" >/dev/null
 like "$?:$(cat "$t/err")" "^2:classify: $t: read error" "log is a directory: exit 2"
 out=$("$cls" --log "$t/missing.log" --status "$data/pass/status" \
-	--nonce $nonce --workloads ok,ok)
+	--key "$keyfile" --nonce $nonce --workloads ok,ok)
 like "$?:$out" "^0:.*\"outcome\":\"infra-error\",\"reason\":\"console log [^\"]*missing.log is missing" \
 	"missing log: infra-error record naming it"
 
@@ -89,12 +94,12 @@ storm() { yes '[    3.000000] virtio_blk virtio1: [vda] I/O error' | head -c 400
 head -n 243 "$p" >"$t/bigpanic.log"
 truncate -s 300M "$t/bigpanic.log"
 printf '\n[   60.000000] Kernel panic - not syncing: storm\n' >>"$t/bigpanic.log"
-"$cls" --log "$t/bigpanic.log" --status "$data/pass/status" --nonce $nonce \
+"$cls" --log "$t/bigpanic.log" --status "$data/pass/status" --key "$keyfile" --nonce $nonce \
 	--workloads ok,ok >"$t/out"
 like "$?:$(cat "$t/out")" '^0:\{"outcome":"panic".*"evidence":"\[   60.000000\] Kernel panic - not syncing: storm"' \
 	"300 MiB log ending in a panic: panic (its tail is read)"
 like "$(cat "$t/out")" '"dropped":[1-9][0-9]{8}' "300 MiB log: the bytes not read are counted"
-"$cls" --log "$t/big.log" --status "$data/pass/status" --nonce $nonce \
+"$cls" --log "$t/big.log" --status "$data/pass/status" --key "$keyfile" --nonce $nonce \
 	--workloads ok,ok >"$t/out"
 like "$?:$(field reason <"$t/out")" \
 	"^0:console log flooded: [0-9]+ bytes dropped \(classifier read limit\)" \
@@ -105,21 +110,28 @@ rm -f "$t/big.log" "$t/bigpanic.log"
 
 # --- console.exp against a fake QEMU ---
 n2=0123456789abcdef
+# The fake's agent lines: start, w1's result, w2's, done.
+printf 'SAC %s %s\n' "$n2 start" '{"agent":"sac-agent","version":2}' \
+	"$n2 result" '{"workload":"w1","status":"pass"}' \
+	"$n2 result" '{"workload":"w2","status":"pass"}' "$n2 done" '{"results":2}' |
+	"$agent" sign "$(cat "$keyfile")" $n2 >"$t/lines"
 cat >"$t/qemu" <<'EOF'
 #!/bin/sh
 # fake QEMU: boot-like lines, then whatever $1 says.
 echo $$ >"$FAKE_DIR/pid"
+agent() { printf '%s\r\n' "$(sed -n "$1p" "$FAKE_DIR/lines")"; }
 printf 'SeaBIOS\r\n[    0.000000] Linux version 6.1.192 (fake)\r\n'
 printf '[    0.5] DMAR: Intel(R) Virtualization Technology for Directed I/O\r\n'
 [ "$1" = boot ] && { sleep 1000 & echo $! >"$FAKE_DIR/child"; wait; }
-printf 'SAC %s start {"agent":"sac-agent","version":1}\r\n' "$N"
-printf 'SAC %s result {"workload":"w1","status":"pass"}\r\n' "$N"
+agent 1
+agent 2
 case $1 in
 done)
 	printf 'junk\000\377\033[0m\n'
 	head -c 5000 /dev/zero | tr '\0' 'G'
-	printf '\r\nSAC %s result {"workload":"w2","status":"pass"}\r\n' "$N"
-	printf 'SAC %s done {"results":2}\r\n' "$N"
+	printf '\r\n'
+	agent 3
+	agent 4
 	exit 0 ;;
 flood*)	# a printk storm, a newline-free run, then a panic or the rest
 	awk 'BEGIN { for (i = 0; i < 20000; i++)
@@ -129,8 +141,9 @@ flood*)	# a printk storm, a newline-free run, then a panic or the rest
 		printf '\n[   60.000000] Kernel panic - not syncing: flood\n'
 		exit 0
 	fi
-	printf '\nSAC %s result {"workload":"w2","status":"pass"}\r\n' "$N"
-	printf 'SAC %s done {"results":2}\r\n' "$N"
+	printf '\n'
+	agent 3
+	agent 4
 	exit 0 ;;
 exit3)	exit 3 ;;
 abort)	printf 'qemu: hardware error: fake\n'; kill -ABRT $$ ;;
@@ -180,14 +193,14 @@ like "$(tr '\n' ' ' <"$t/status")" \
 od -An -c "$t/log" | tr -s ' \n' '  ' | grep -q 'j u n k \\0 377 033 \[ 0 m'
 ok $? "done: NUL, 0xff and ESC reach the log byte for byte"
 is "$(grep -ac GGGGG "$t/log")" 1 "done: a 5000-byte line does not stop the driver"
-"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+"$cls" --log "$t/log" --status "$t/status" --key "$keyfile" --nonce $n2 --workloads w1,w2 >"$t/out"
 like "$(cat "$t/out")" '"outcome":"pass".*"cut":1' "done: classified pass, long line counted"
 
 drive exit3 2
 is "$(st event):$(st stage):$(st qemu_status)" "eof:w2:3" "early exit: eof, stage, exit code 3"
 drive abort 2
 is "$(st event):$(st qemu_status)" "eof:signal:6" "abort: eof with signal:6"
-"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+"$cls" --log "$t/log" --status "$t/status" --key "$keyfile" --nonce $n2 --workloads w1,w2 >"$t/out"
 like "$(cat "$t/out")" '"outcome":"qemu-crash".*"evidence":"qemu: hardware error: fake"' \
 	"abort: classified qemu-crash with QEMU's line"
 
@@ -201,7 +214,7 @@ gone "$(cat "$t/pid")"
 ok $? "hang: the fake QEMU is gone"
 gone "$(cat "$t/child")"
 ok $? "hang: and so is its child"
-"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+"$cls" --log "$t/log" --status "$t/status" --key "$keyfile" --nonce $n2 --workloads w1,w2 >"$t/out"
 like "$(field reason <"$t/out")" "stage w2; last console line: SAC $n2 result" \
 	"hang: classified with the stage and the last line"
 
@@ -232,11 +245,11 @@ is $((size - marker + dropped)) $sent "flood: kept + dropped = every byte QEMU s
 is "$(head -n 1 "$t/log" | tr -d '\r')" SeaBIOS "flood: the head starts with the console's first line"
 is "$(tail -n 1 "$t/log" | tr -d '\r')" '[   60.000000] Kernel panic - not syncing: flood' \
 	"flood: the tail ends with its last line"
-"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+"$cls" --log "$t/log" --status "$t/status" --key "$keyfile" --nonce $n2 --workloads w1,w2 >"$t/out"
 like "$(cat "$t/out")" '^\{"outcome":"panic","reason":"kernel panic at line [0-9]+","evidence":"\[   60.000000\] Kernel panic - not syncing: flood"' \
 	"flood ending in a panic: classified panic"
 SAC_CONSOLE_CAP=$cap drive flood-done 5
-"$cls" --log "$t/log" --status "$t/status" --nonce $n2 --workloads w1,w2 >"$t/out"
+"$cls" --log "$t/log" --status "$t/status" --key "$keyfile" --nonce $n2 --workloads w1,w2 >"$t/out"
 like "$(st event):$(field outcome <"$t/out"):$(field reason <"$t/out")" \
 	"^done:log-flood:console log flooded: $(st log_dropped) bytes dropped \(console.exp cap\)" \
 	"flood, then the agent finished: log-flood"

@@ -26,6 +26,15 @@ dmar='DMAR: Intel\(R\) Virtualization Technology for Directed I/O'
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
+# The stand-in prints unchained agent lines; the agent's own line writer
+# (agent-unit sign) chains them under the cases' key, as the agent would.
+make -s -C "$top" -f farm/guest/guest.mk guest-unit
+unit=${BUILD_DIR:-$top/build}/guest/host/agent-unit
+chain() { # CASE
+	"$unit" sign "$(cat "$data/key")" $nonce <"$data/$1/console.log" >"$t/signed"
+	cat "$t/signed" >"$data/$1/console.log"
+}
+
 gcc -O2 -Wall -static -o "$t/init" "$here/stand-in-init.c"
 cat >"$t/agent.list" <<EOF
 dir /dev 0755 0 0
@@ -51,6 +60,7 @@ run() {
 		-device edu,dma_mask=0xffffffff -kernel "$kernel" \
 		-initrd "$t/$initrd.cpio" -append "console=ttyS0 panic=-1 \
 intel_iommu=on iommu.strict=1 sac.nonce=$nonce sac.run=$work $extra"
+	chain "$case"
 	echo "$case: $(tr '\n' ' ' <"$data/$case/status")"
 }
 
@@ -89,6 +99,7 @@ if [ -n "${ARM64_O_DIR:-}" ] && pick iommu-fault-smmuv3-arm64; then
 		-kernel "$ARM64_O_DIR/arch/arm64/boot/Image" \
 		-initrd "$t/agent64.cpio" -append "console=ttyAMA0 \
 iommu.strict=1 panic=-1 sac.nonce=$nonce sac.run=ok,dmar"
+	chain "$c64"
 	echo "$c64: $(tr '\n' ' ' <"$data/$c64/status")"
 fi
 true

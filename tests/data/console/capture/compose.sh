@@ -5,14 +5,26 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 data=$(dirname "$here")
+top=$(cd "$data/../../.." && pwd)
 cd "$data"
 nonce=5ac0ffee00c0ffee
+# A case whose agent lines change as the agent itself could have written
+# them is chained afresh by the agent's own line writer (under the cases'
+# key); one that breaks the chain on purpose is not.
+make -s -C "$top" -f farm/guest/guest.mk guest-unit
+unit=${BUILD_DIR:-$top/build}/guest/host/agent-unit
+chain() { # CASE
+	"$unit" sign "$(cat key)" $nonce <"$1/console.log" >"$1/console.log.new"
+	mv "$1/console.log.new" "$1/console.log"
+}
+# Where an agent line's JSON starts: "SAC <nonce> <kind> <seq> <mac> ".
+chained='[0-9]+ [0-9a-f]+ '
 
 # splice SRC DST AWK-PROGRAM: rewrite SRC's log into DST; the program sees
 # each line (with its CRs stripped into variable cr) and prints with say().
 splice() {
 	mkdir -p "$2"
-	awk -v nonce=$nonce '
+	awk -v nonce=$nonce -v chained="$chained" '
 	function say(s) { printf "%s%s\n", s, cr }
 	{ cr = $0; sub(/^[^\r]*/, "", cr); line = $0; sub(/\r+$/, "", line) }
 	'"$3" "$1/console.log" >"$2/console.log"
@@ -54,16 +66,18 @@ splice iommu-fault-dmar iommu-fault-smmuv3 '
 # infra-error: the second result line is not JSON (a line cut by a reset).
 splice pass infra-error '
 line ~ ("^SAC " nonce " result") && n++ == 1 {
-	say("SAC " nonce " result {\"workload\":\"ok\",\"status\":\"pa")
+	say(substr(line, 1, index(line, "\"status\"") + 11))
 	next
 }
 { say(line) }'
 
-# forged: the real second result is gone; a line with another nonce claims
-# it passed. Must not pass.
+# forged: the real second result (a fail) rewritten as a pass, in place,
+# with its seq and mac: what a guest process that knows the nonce but not
+# the key can do. Must not pass: the mac does not verify.
 splice workload-fail forged '
 line ~ ("^SAC " nonce " result") && n++ == 1 {
-	say("SAC 0123456789abcdef result {\"workload\":\"fail\",\"status\":\"pass\",\"reason\":\"forged\",\"metrics\":{},\"details\":{}}")
+	sub(/"status":"fail","reason":"[^"]*"/, "\"status\":\"pass\",\"reason\":\"forged\"", line)
+	say(line)
 	next
 }
 { say(line) }'
@@ -71,16 +85,16 @@ line ~ ("^SAC " nonce " result") && n++ == 1 {
 # stale: a complete, passing job plus one line left by an earlier job.
 splice pass stale '
 line ~ ("^SAC " nonce " start") {
-	say("SAC 0badc0de0badc0de done {\"results\":2}")
+	say("SAC 0badc0de0badc0de done 7 5ac0ffee5ac0ffee5ac0ffee5ac0ffee5ac0ffee5ac0ffee5ac0ffee5ac0ffee {\"results\":2}")
 }
 { say(line) }'
 
-# truncated: the log stops in the middle of the second result line and the
-# console driver timed out waiting for it.
+# truncated: the log stops in the middle of the second result line, just
+# after its "pass", and the console driver timed out waiting for it.
 mkdir -p truncated
 awk -v nonce=$nonce '$0 ~ ("^SAC " nonce " result") && n++ == 1 {
-	printf "%s", substr($0, 1, 60); exit } { print }' \
-	pass/console.log >truncated/console.log
+	printf "%s", substr($0, 1, index($0, "\"status\":\"pass\"") + 14); exit }
+	{ print }' pass/console.log >truncated/console.log
 printf 'event=timeout\nstage=ok\nqemu_status=signal:9\nt_kernel_ms=1192\nt_iommu_ms=1890\nt_agent_ms=2605\nt_ok_ms=2608\n' \
 	>truncated/status
 
@@ -175,6 +189,7 @@ line ~ ("^SAC " nonce " dmesg") {
 	sub(/"err":2/, "\"err\":42", line)
 }
 { say(line) }'
+chain err-flood
 
 # interleaved: a kernel record (with its newline) lands inside the second
 # result line, as printk output does between the agent's UART chunks.
@@ -190,7 +205,7 @@ line ~ ("^SAC " nonce " result") && n++ == 1 {
 # interleaved-fault: the DMAR fault records land inside the dmar result.
 splice iommu-fault-dmar interleaved-fault '
 /DMAR: DRHD: handling fault|DMAR: \[DMA Read/ { fault[nf++] = line; next }
-line ~ ("^SAC " nonce " result \\{\"workload\":\"dmar\"") {
+line ~ ("^SAC " nonce " result " chained "\\{\"workload\":\"dmar\"") {
 	i = index(line, "\"status\"")
 	say(substr(line, 1, i + 4) fault[0])
 	say(fault[1])
