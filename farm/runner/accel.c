@@ -48,6 +48,7 @@ static bool probe_boot(const char *dir, const char *arch,
 	static struct variant none = { "default", "" };
 	struct job j = { .index = 0, .k = k, .v = &none, .accel = ACCEL_KVM,
 			 .engine = &engine_local };
+	char *keyed;
 	size_t i;
 
 	for (i = 0; i < t->nmachines && !j.m; i++)
@@ -64,6 +65,10 @@ static bool probe_boot(const char *dir, const char *arch,
 	j.started = now_s();
 	fork_call(probe_run, &j, PROBE_SECONDS + 10);
 	job_kill_qemu(&j);
+	/* its keyed initrd: no pool is there to remove it */
+	keyed = job_path(&j, JOB_KEYED_IMAGE);
+	unlink(keyed);
+	free(keyed);
 	job_collect(&j);
 	return !strcmp(jstr(j.record, "outcome", ""), "pass");
 }
