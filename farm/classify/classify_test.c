@@ -35,6 +35,16 @@ static const struct line_case lines[] = {
 	{ "[    2.1] BUG: kernel NULL pointer dereference, address: 0000000000000000", CLS_OOPS },
 	{ "[    2.1] Oops: 0002 [#1] PREEMPT SMP NOPTI", CLS_OOPS },
 	{
+		"[    3.2] BUG: KASAN: use-after-free in policy_show+0x4c/0x120",
+		CLS_OOPS,
+	},
+	{ "[    3.2] WARNING: possible circular locking dependency detected", CLS_OOPS },
+	{ "[    3.2] WARNING: suspicious RCU usage", CLS_OOPS },
+	{
+		"[    0.1] Spectre V2 : WARNING: Unprivileged eBPF is enabled with eIBRS on, data leaks possible via Spectre v2 BHB attacks!",
+		CLS_NONE,
+	},
+	{
 		"[    2.1] WARNING: CPU: 0 PID: 1 at drivers/iommu/dma-iommu.c:700 iommu_dma_alloc_iova+0x1/0x2",
 		CLS_OOPS,
 	},

@@ -38,12 +38,35 @@ static bool is_panic(const char *l)
 	return strstr(l, "Kernel panic - not syncing");
 }
 
+/*
+ * lockdep's reports (kernel/locking/lockdep.c, kernel/rcu/): a header
+ * "WARNING: possible circular locking dependency detected" and the like,
+ * without the "CPU:" of a WARN(). Not every "WARNING: " is one: x86
+ * prints "Spectre V2 : WARNING: Unprivileged eBPF ..." at boot.
+ */
+static bool is_lockdep(const char *l)
+{
+	static const char * const reports[] = {
+		"WARNING: possible ", "WARNING: inconsistent lock state",
+		"WARNING: suspicious RCU usage", "WARNING: bad unlock balance",
+		"WARNING: held lock freed", "lock order detected",
+		"WARNING: lock held when returning to user space",
+		"WARNING: Nested lock was not taken",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(reports) / sizeof(reports[0]); i++)
+		if (strstr(l, reports[i]))
+			return true;
+	return false;
+}
+
 static bool is_oops(const char *l)
 {
 	return has_word(l, "Oops:") || has_word(l, "BUG:") ||
 	       strstr(l, "kernel BUG at ") || strstr(l, "WARNING: CPU: ") ||
 	       strstr(l, "Unable to handle kernel") ||
-	       strstr(l, "general protection fault");
+	       strstr(l, "general protection fault") || is_lockdep(l);
 }
 
 /* Fault lines of every IOMMU family: the one parser, farm/common/faults.c. */
