@@ -10,7 +10,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels release-check all-release-check check-lava \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
 all: kernels
@@ -41,6 +41,13 @@ all-kernels: deps host-tools
 	@for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory kernels ARCH=$$a || exit 1; done
 
+# The debug base (KASAN, lockdep, hang checkers) for the race and fault
+# tests, one flavour per arch: what they test is the same in every flavour.
+DEBUG_FLAVOUR := desktop
+debug-kernels: deps host-tools
+	@for a in $(ARCHES); do \
+		scripts/kernel-build build $$a debug $(DEBUG_FLAVOUR) || exit 1; done
+
 # Debian's shipped config + each flavour, compiling only what the series
 # touches: a full release build takes hours on two cores.
 release-check: deps host-tools
@@ -60,7 +67,7 @@ all-release-check: deps host-tools
 # Everything farm/farm needs; it runs this before every run.
 farm-tools: host-tools farm-runner guest-agents farm-modules
 
-check: deps host-tools all-kernels all-release-check farm-tools all-debs
+check: deps host-tools all-kernels debug-kernels all-release-check farm-tools all-debs
 	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs tests/lava tests/lava-lab
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
@@ -102,6 +109,7 @@ targets:
   check-quick        the unit tests alone (tests/quick), no kernel build
   kernels            build FLAVOURS for ARCH on BASE (scripts/kernel-build)
   all-kernels        kernels for every arch in ARCHES
+  debug-kernels      the debug farm base (KASAN, lockdep, hang checkers; desktop) for every arch in ARCHES
   release-check      Debian's config + each flavour, compiling dma-iommu.o only
   all-release-check  release-check for every arch in ARCHES
   debs               the kernel packages of FLAVOURS for ARCH, into out/debs/ARCH
@@ -120,7 +128,7 @@ variables (each with its value now):
   ARCH       one arch, amd64 (native) or arm64 (cross): $(ARCH)
   ARCHES     the arches of the all-* targets: $(ARCHES)
   FLAVOURS   any of scripts/flavours (config-fragments/*.config): $(FLAVOURS)
-  BASE       farm (tinyconfig + base/farm-*.config) or release (Debian's config): $(BASE)
+  BASE       farm (tinyconfig + base/farm-*.config), debug (farm + base/debug.config) or release (Debian's config): $(BASE)
   BUILD_DIR  where everything built goes: $(BUILD_DIR)
 endef
 

@@ -39,11 +39,24 @@ check_flavour() {
 		die "unknown flavour '$1' (known: $(flavours | tr '\n' ' '))"
 }
 
-check_base() {
+# base_fragments BASE ARCH: the fragments a base merges under the flavour,
+# one a line. The one place that knows the bases:
+#   farm     tinyconfig and what a QEMU guest of the farm needs
+#   debug    the farm base with KASAN, lockdep and the hang checkers
+#   release  Debian's shipped config (the kernel's starting point)
+base_fragments() {
 	case $1 in
-	farm|release) ;;
-	*) die "unknown base '$1' (known: farm release)" ;;
+	farm) printf '%s\n' "$FRAGMENTS/base/farm-common.config" \
+		"$FRAGMENTS/base/farm-$2.config" ;;
+	debug) base_fragments farm "$2"
+		echo "$FRAGMENTS/base/debug.config" ;;
+	release) echo "$FRAGMENTS/base/release.config" ;;
+	*) die "unknown base '$1' (known: farm debug release)" ;;
 	esac
+}
+
+check_base() {
+	base_fragments "$1" amd64 >/dev/null
 }
 
 # Per architecture: the kernel's ARCH, the image make builds, and the

@@ -126,6 +126,8 @@ int sac_unload_module(const char *name);
  */
 int sac_pci_attr(const char *bdf, const char *attr, char *buf, size_t size);
 int sac_pci_write(const char *bdf, const char *attr, const char *text);
+/* Write @text to the sysfs file @path; 0 or a negative errno. */
+int sac_sysfs_write(const char *path, const char *text);
 /* A hex sysfs attribute of PCI device @bdf (e.g. "vendor"); 0 if absent. */
 unsigned long sac_pci_hex(const char *bdf, const char *attr);
 /* Whether a driver is bound to PCI device @bdf. */

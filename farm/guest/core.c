@@ -733,13 +733,11 @@ int sac_pci_attr(const char *bdf, const char *attr, char *buf, size_t size)
 	return 0;
 }
 
-int sac_pci_write(const char *bdf, const char *attr, const char *text)
+int sac_sysfs_write(const char *path, const char *text)
 {
-	char path[320];
 	int rc = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s/%s", SAC_PCI_DIR, bdf, attr);
 	f = fopen(path, "w");
 	if (!f)
 		return -errno;
@@ -750,6 +748,14 @@ int sac_pci_write(const char *bdf, const char *attr, const char *text)
 	if (fclose(f) && !rc)
 		rc = -errno;
 	return rc;
+}
+
+int sac_pci_write(const char *bdf, const char *attr, const char *text)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", SAC_PCI_DIR, bdf, attr);
+	return sac_sysfs_write(path, text);
 }
 
 unsigned long sac_pci_hex(const char *bdf, const char *attr)

@@ -9,6 +9,11 @@
  *                 virtio-blk disk doing real I/O under the global policy
  *   edu-declared  a 64-bit edu whose driver declares it DAC capable
  *   sac-list-bad  malformed iommu.sac_devices= entries between good ones
+ *   sac-race      binds, unbinds, removes and rescans devices while a
+ *                 second process reads and writes their iommu_dma_sac/
+ *                 files: with KASAN and lockdep in the kernel (the debug
+ *                 farm base) any use of a freed dev_iommu or a lock
+ *                 taken wrongly is a report on the console
  *
  * Parameters (sac.<workload>.KEY):
  *   expect=VVVV:DDDD=POLICY/SOURCE,...  every device with those IDs must
@@ -18,14 +23,18 @@
  *   knob=VVVV:DDDD  exercise that device's writable policy file: garbage
  *                 is refused, "dac" wins as source sysfs, "default" gives
  *                 back what the device had
+ *   rounds=N      sac-race: unbind/bind and remove/rescan cycles
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "workloads.h"
@@ -33,6 +42,16 @@
 #define SACPOL_DIR	"iommu_dma_sac"
 #define SACPOL_REJECT	"iommu.sac_devices: ignoring entry "
 #define SACPOL_MAX_DEVS	32
+#define SACPOL_NOBODY	65534
+#define SACRACE_EDU	"1234:11e8"
+#define SACRACE_STUB	"1b36:0005"	/* pci-testdev, bound to pci-stub */
+#define SACRACE_EDU_BIND	"/sys/bus/pci/drivers/sac_edu/bind"
+#define SACRACE_RESCAN	"/sys/bus/pci/rescan"
+
+/* The counters say how often a device maps memory: root's business only */
+static const char * const sacpol_counters[] = {
+	"attempts", "hits", "fallbacks",
+};
 
 struct sacpol_dev {
 	char bdf[16];
@@ -284,5 +303,164 @@ void wl_sac_list_bad(struct sac_result *r)
 {
 	sac_edu_run(r, 64, SAC_EDU_STAY_BOUND);
 	sacpol_finish(r);
+	sac_edu_unload();
+}
+
+/* The first device with @ids, bound or not; false if there is none. */
+static bool sacrace_find(const char *ids, struct sacpol_dev *out)
+{
+	static struct sacpol_dev devs[SACPOL_MAX_DEVS];
+	int n, i;
+
+	n = sacpol_scan(devs, SACPOL_MAX_DEVS);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(devs[i].ids, ids)) {
+			*out = devs[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The second process: reads every file and cycles the policy, on both
+ * devices, until killed. Errors are expected while a device is away.
+ */
+static void __attribute__((noreturn)) sacrace_reader(const char *edu,
+						      const char *stub)
+{
+	static const char * const files[] = {
+		"policy", "source", "attempts", "hits", "fallbacks",
+	};
+	static const char * const writes[] = { "sac\n", "dac\n", "default\n" };
+	const char *bdf;
+	unsigned long i;
+	char buf[32];
+	size_t f;
+
+	for (i = 0;; i++) {
+		bdf = i & 1 ? stub : edu;
+		for (f = 0; f < ARRAY_SIZE(files); f++)
+			sacpol_attr(bdf, files[f], buf, sizeof(buf));
+		sacpol_write(bdf, writes[i % ARRAY_SIZE(writes)]);
+	}
+}
+
+/*
+ * One cycle: the edu driver's declaration goes and comes back, the
+ * stub-bound device leaves the bus (its dev_iommu freed) and returns.
+ */
+static void sacrace_round(struct sac_result *r, const char *edu,
+			  const char *stub)
+{
+	int rc;
+
+	rc = sac_pci_write(edu, "driver/unbind", edu);
+	if (!rc)
+		rc = sac_sysfs_write(SACRACE_EDU_BIND, edu);
+	if (rc)
+		sac_fail(r, "sac-race: unbind/bind of %s: %s", edu,
+			 strerror(-rc));
+	rc = sac_pci_write(stub, "remove", "1");
+	if (!rc)
+		rc = sac_sysfs_write(SACRACE_RESCAN, "1");
+	if (rc)
+		sac_fail(r, "sac-race: remove/rescan of %s: %s", stub,
+			 strerror(-rc));
+}
+
+/* Whether an unprivileged process can open the file: it must not. */
+static bool sacrace_nobody_reads(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		if (setgid(SACPOL_NOBODY) || setuid(SACPOL_NOBODY))
+			_exit(2);
+		_exit(open(path, O_RDONLY) >= 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+/* Counters: mode 0400, closed to nobody, attempts = hits + fallbacks. */
+static void sacrace_counters(struct sac_result *r, const struct sacpol_dev *d)
+{
+	char path[160];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sacpol_counters); i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s/%s", SAC_PCI_DIR,
+			 d->bdf, SACPOL_DIR, sacpol_counters[i]);
+		if (stat(path, &st) || (st.st_mode & 0777) != 0400)
+			sac_fail(r, "sac-race: %s is not mode 0400", path);
+		else if (sacrace_nobody_reads(path))
+			sac_fail(r, "sac-race: an unprivileged user can read %s",
+				 path);
+	}
+	if (d->attempts != d->hits + d->fallbacks)
+		sac_fail(r, "sac-race: %s attempts=%lu but hits+fallbacks=%lu",
+			 d->ids, d->attempts, d->hits + d->fallbacks);
+}
+
+/* After the storm: both devices back, with what they had before it. */
+static void sacrace_check(struct sac_result *r)
+{
+	struct sacpol_dev devs[2];
+	int i;
+
+	if (!sacrace_find(SACRACE_EDU, &devs[0]) ||
+	    !sacrace_find(SACRACE_STUB, &devs[1])) {
+		sac_fail(r, "sac-race: a device did not come back");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		char bdf[sizeof(devs[i].bdf)];
+
+		memcpy(bdf, devs[i].bdf, sizeof(bdf));
+		sacpol_write(bdf, "default\n");
+		sacpol_read(bdf, &devs[i]);
+		sacpol_report(r, &devs[i]);
+	}
+	sacpol_expect(r, devs, 2);
+	sacrace_counters(r, &devs[0]);
+}
+
+void wl_sac_race(struct sac_result *r)
+{
+	struct sacpol_dev edu, stub;
+	unsigned long rounds, i;
+	pid_t reader;
+
+	if (sac_param_uint(r, "rounds", 20, 1, 1000, &rounds))
+		return;
+	sac_edu_run(r, 64, SAC_EDU_DECLARE_DAC | SAC_EDU_STAY_BOUND);
+	if (r->status != SAC_PASS)
+		goto out_unload;
+	if (!sacrace_find(SACRACE_EDU, &edu) ||
+	    !sacrace_find(SACRACE_STUB, &stub)) {
+		sac_skip(r, "sac-race: needs an edu device and a pci-testdev with %s/",
+			 SACPOL_DIR);
+		goto out_unload;
+	}
+	reader = fork();
+	if (reader < 0) {
+		sac_fail(r, "sac-race: fork: %s", strerror(errno));
+		goto out_unload;
+	}
+	if (!reader)
+		sacrace_reader(edu.bdf, stub.bdf);
+	for (i = 0; i < rounds && r->status == SAC_PASS; i++)
+		sacrace_round(r, edu.bdf, stub.bdf);
+	kill(reader, SIGKILL);
+	waitpid(reader, NULL, 0);
+	sac_metric(r, "rounds", i);
+	sacrace_check(r);
+out_unload:
 	sac_edu_unload();
 }

@@ -13,6 +13,7 @@ const struct sac_workload sac_workloads[] = {
 	{ "edu-listed", wl_edu_listed },
 	{ "edu-declared", wl_edu_declared },
 	{ "sac-list-bad", wl_sac_list_bad },
+	{ "sac-race", wl_sac_race },
 };
 
 const size_t sac_nworkloads = ARRAY_SIZE(sac_workloads);

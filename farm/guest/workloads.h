@@ -28,6 +28,7 @@ void wl_edu_honest(struct sac_result *r);	/* wl-edu.c */
 void wl_edu_listed(struct sac_result *r);	/* wl-sacpol.c */
 void wl_edu_declared(struct sac_result *r);	/* wl-sacpol.c */
 void wl_sac_list_bad(struct sac_result *r);	/* wl-sacpol.c */
+void wl_sac_race(struct sac_result *r);	/* wl-sacpol.c */
 
 /* wl-edu.c: the edu DMA test, for the workloads built on it */
 #define SAC_EDU_DECLARE_DAC	0x1	/* the driver vouches for its mask */

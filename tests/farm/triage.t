@@ -7,11 +7,7 @@
 # of their consoles finds nothing.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
-farm=$top/farm/farm
-command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-server arm64-farm-server
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+farm_test amd64-farm-server arm64-farm-server
 machines="x86-intel arm64-smmuv3"
 plan 18
 

@@ -12,3 +12,14 @@ need_kernels() {
 		kernels="$kernels --kernel $BUILD_DIR/kernel/$k"
 	done
 }
+
+# farm_test KERNEL...: the start of a test that runs the farm on those
+# kernels: $farm is the CLI, $tmp a scratch dir removed on exit, and
+# $kernels as need_kernels sets it.
+farm_test() {
+	farm=$top/farm/farm
+	command -v jq >/dev/null || skip_all "jq missing (make deps)"
+	need_kernels "$@"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+}
