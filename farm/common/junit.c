@@ -85,6 +85,11 @@ static void write_case(FILE *f, const struct junit_case *c)
 			log_tail(f, c->log);
 		fprintf(f, "</%s>\n", tag[c->kind]);
 	}
+	if (c->note) {
+		fputs("      <system-out>", f);
+		xml_text(f, c->note);
+		fputs("</system-out>\n", f);
+	}
 	fputs("    </testcase>\n", f);
 }
 

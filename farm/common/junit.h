@@ -27,6 +27,12 @@ struct junit_case {
 	const char *type;	/* outcome class, for failure and error */
 	const char *message;
 	const char *log;	/* console log whose tail is the body, or NULL */
+	/*
+	 * <system-out> of a case that does not fail: for a failure the
+	 * policy accepts, "accepted: REASON", so it never reads as a plain
+	 * pass. NULL: none.
+	 */
+	const char *note;
 };
 
 /* A judged cell's kind; outcome NULL: the cell is missing. */

@@ -4,11 +4,14 @@
  * judgement of a cell against it. One rule per line:
  *
  *   expect FLAVOUR ARCH MACHINE WORKLOAD[@VARIANT] OUTCOME[|OUTCOME...]
+ *          [because REASON...]
  *   limit  METRIC +PERCENT|-PERCENT
  *   flaky  block|allow
  *
  * Later expect rules override earlier ones, so a file reads from the
- * general case to the exceptions.
+ * general case to the exceptions. A rule that lets a failure through
+ * (pass and any outcome but skip) must give its reason, and a cell it
+ * lets through is judged accepted, with that reason, not passed.
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -48,8 +51,30 @@ static int parse_outcomes(const char *s)
 	return 0;
 }
 
+static bool word_is(const char *p, size_t n, const char *word)
+{
+	return n == strlen(word) && !strncmp(p, word, n);
+}
+
+/* The set holds pass and a failure (an outcome other than pass or skip). */
+static bool accepts_failure(const char *set)
+{
+	const char *p;
+	size_t n;
+
+	if (!outcome_in("pass", set))
+		return false;
+	for (p = set; *p; p += n + (p[n] == '|')) {
+		n = strcspn(p, "|");
+		if (!word_is(p, n, "pass") && !word_is(p, n, "skip"))
+			return true;
+	}
+	return false;
+}
+
 static int parse_expect(struct policy *p, char **tok, int ntok,
-			const char *path, unsigned int line)
+			const char *because, const char *path,
+			unsigned int line)
 {
 	struct expect_rule *r;
 	char *at;
@@ -72,6 +97,14 @@ static int parse_expect(struct policy *p, char **tok, int ntok,
 		return bad(path, line, "unknown outcome (see PROTOCOL.md for the list)");
 	strcpy(r->outcomes, tok[5]);
 	r->hazard = !outcome_in("pass", r->outcomes);
+	r->accepts = accepts_failure(r->outcomes);
+	if (because && !*because)
+		return bad(path, line, "because needs a reason");
+	if (because && strlen(because) >= sizeof(r->because))
+		return bad(path, line, "reason too long");
+	if (r->accepts && !because)
+		return bad(path, line, "a rule that accepts a failure besides pass must say why: ... because REASON");
+	strcpy(r->because, because ? because : "");
 	r->line = line;
 	p->n_expect++;
 	return 0;
@@ -100,23 +133,44 @@ static int parse_limit(struct policy *p, char **tok, int ntok,
 	return 0;
 }
 
+/* The text after the word "because" (t), trimmed; "" if there is none. */
+static char *reason_after(char *t, char *end)
+{
+	char *r = t + strlen(t), *e = end;
+
+	if (r < end)
+		r++;
+	r += strspn(r, " \t");
+	while (e > r && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*e = '\0';
+	return r;
+}
+
 static int parse_line(struct policy *p, char *s, const char *path,
 		      unsigned int line)
 {
-	char *tok[8];
+	char *tok[8], *because = NULL, *end;
 	int ntok = 0;
 	char *t;
 
 	s[strcspn(s, "#\r\n")] = '\0';
+	end = s + strlen(s);
 	for (t = strtok(s, " \t"); t; t = strtok(NULL, " \t")) {
+		if (!strcmp(t, "because")) {
+			because = reason_after(t, end);
+			break;
+		}
 		if (ntok == 8)
 			return bad(path, line, "too many fields");
 		tok[ntok++] = t;
 	}
 	if (!ntok)
-		return 0;
+		return because ? bad(path, line, "because without a rule") : 0;
 	if (!strcmp(tok[0], "expect"))
-		return parse_expect(p, tok, ntok, path, line);
+		return parse_expect(p, tok, ntok, because, path, line);
+	if (because)
+		return bad(path, line, "only an expect rule takes a reason (because ...)");
 	if (!strcmp(tok[0], "limit"))
 		return parse_limit(p, tok, ntok, path, line);
 	if (!strcmp(tok[0], "flaky") && ntok == 2 &&
@@ -198,6 +252,12 @@ const char *verdict_name(enum verdict v)
 	return names[v];
 }
 
+const char *judgement_name(const struct judgement *j)
+{
+	return j->verdict == V_OK && j->accepted ? "accepted" :
+	       verdict_name(j->verdict);
+}
+
 void cell_key_id(const struct cell_key *k, char *buf, size_t len)
 {
 	bool dflt = !strcmp(k->variant, "default");
@@ -211,8 +271,10 @@ void cell_key_id(const struct cell_key *k, char *buf, size_t len)
  * fine: a device that never appeared (a driver that failed to probe
  * behind the IOMMU) ends as a skip too, and that is what the farm is for.
  */
-static enum verdict judge_outcome(const struct judgement *j, const char *got,
-				  const char *reason, char *why, size_t len)
+static enum verdict judge_outcome(struct judgement *j,
+				  const struct expect_rule *rule,
+				  const char *got, const char *reason,
+				  char *why, size_t len)
 {
 	if (!got) {
 		snprintf(why, len, "cell missing from the run");
@@ -224,8 +286,15 @@ static enum verdict judge_outcome(const struct judgement *j, const char *got,
 				 reason);
 			return V_SKIP;
 		}
-		snprintf(why, len, "%s",
-			 j->hazard ? "known hazard seen, as expected" : "");
+		j->accepted = rule && rule->accepts && strcmp(got, "pass");
+		if (j->accepted)
+			snprintf(why, len, "accepted: %s", rule->because);
+		else if (j->hazard && rule->because[0])
+			snprintf(why, len, "known hazard seen, as expected: %s",
+				 rule->because);
+		else
+			snprintf(why, len, "%s",
+				 j->hazard ? "known hazard seen, as expected" : "");
 		return V_OK;
 	}
 	if (!strcmp(got, "skip"))
@@ -248,10 +317,11 @@ void policy_judge(const struct policy *p, const struct cell_key *k,
 
 	j->expected = rule ? rule->outcomes : "pass";
 	j->hazard = rule ? rule->hazard : false;
+	j->accepted = false;
 	j->line = rule ? rule->line : 0;
-	j->verdict = judge_outcome(j, got, reason ? reason : "", why,
+	j->verdict = judge_outcome(j, rule, got, reason ? reason : "", why,
 				   sizeof(why));
-	if (j->verdict == V_FAIL && j->line)
+	if ((j->verdict == V_FAIL || j->accepted) && j->line)
 		snprintf(j->why, sizeof(j->why), "%s (policy line %u)", why,
 			 j->line);
 	else

@@ -30,6 +30,13 @@ struct expect_rule {
 	struct cell_key match;
 	char outcomes[256];	/* "a|b|c" */
 	bool hazard;		/* expects something other than pass */
+	/*
+	 * Lets a failure through: pass and an outcome other than skip. Such
+	 * a rule must say why ("because ..."), and a cell it lets through is
+	 * shown as accepted with that reason, never as a plain pass.
+	 */
+	bool accepts;
+	char because[256];	/* the rule's reason, or "" */
 	unsigned int line;
 };
 
@@ -60,6 +67,8 @@ struct judgement {
 	enum verdict verdict;
 	const char *expected;	/* the deciding rule's outcomes, or "pass" */
 	bool hazard;
+	/* V_OK for a failure the deciding rule accepts; why says why. */
+	bool accepted;
 	unsigned int line;	/* the deciding rule's line; 0: none matched */
 	char why[512];		/* empty for a plain pass */
 };
@@ -75,6 +84,8 @@ const struct limit_rule *policy_limit(const struct policy *p,
 void policy_judge(const struct policy *p, const struct cell_key *k,
 		  const char *got, const char *reason, struct judgement *j);
 const char *verdict_name(enum verdict v);
+/* The verdict's name, or "accepted" for an accepted failure. */
+const char *judgement_name(const struct judgement *j);
 void cell_key_id(const struct cell_key *k, char *buf, size_t len);
 /* A cell id back into its key; -1 if it is not one. */
 int cell_key_parse(const char *id, struct cell_key *k);

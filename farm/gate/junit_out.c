@@ -4,7 +4,8 @@
  * writer: a cell that blocks is a <failure> whose type is what failed
  * (the outcome class, "missing", "metric-limit"), or an <error> when
  * the farm could not judge it (infra-error); its body is the tail of
- * the cell's console log.
+ * the cell's console log. A failure the policy accepts does not fail
+ * the case; its <system-out> says "accepted: REASON".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static void fill_case(const struct gate *g, const struct cell *c,
 	jc->type = c->fault ? c->fault : c->got;
 	jc->message = c->j.why;
 	jc->log = jc->kind >= JUNIT_FAILURE ? log_of(g, c) : NULL;
+	jc->note = c->j.accepted ? c->j.why : NULL;
 }
 
 static void free_case(struct junit_case *jc)

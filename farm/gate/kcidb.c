@@ -9,8 +9,9 @@
  * expects is PASS, known hazards included (the test is "the farm sees
  * the hazard": misc.expected and misc.got show it); a blocking cell is
  * FAIL, or ERROR when the farm could not judge it (infra-error, or the
- * cell is missing from the run). Nothing the farm saw is waived; only a
- * flaky cell the policy allows is.
+ * cell is missing from the run). A failure the policy accepts is a
+ * FAIL that is waived, misc.accepted holding the policy's reason; so is
+ * a flaky cell the policy allows. Nothing else is waived.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -234,7 +235,7 @@ static const char *status_of(const struct cell *c)
 {
 	switch (c->j.verdict) {
 	case V_OK:
-		return "PASS";
+		return c->j.accepted ? "FAIL" : "PASS";
 	case V_SKIP:
 		return "SKIP";
 	case V_FLAKY:
@@ -254,12 +255,14 @@ static json_t *test_misc(const struct gate *g, const struct cell *c)
 	put_str(m, "cell", c->id);
 	put_str(m, "expected", c->j.expected);
 	put_str(m, "got", c->got ? c->got : "missing");
-	put_str(m, "gate", verdict_name(c->j.verdict));
+	put_str(m, "gate", judgement_name(&c->j));
 	put_str(m, "why", c->j.why);
 	put_str(m, "fault", c->fault);
 	put_str(m, "deltas", c->deltas);
 	put_str(m, "rerun_got", jstr(c->again, "outcome", NULL));
 	json_object_set_new(m, "hazard", json_boolean(c->j.hazard));
+	if (c->j.accepted)
+		put_str(m, "accepted", c->j.why);
 	json_object_set_new(m, "blocks", json_boolean(cell_blocks(g, c)));
 	json_object_set_new(m, "policy_line", json_integer(c->j.line));
 	return m;
@@ -315,7 +318,8 @@ static void add_test(struct kcidb *x, const struct cell *c)
 	put_str(t, "path", path);
 	put_str(t, "comment", c->id);
 	put_str(t, "status", status_of(c));
-	waived = c->j.verdict == V_FLAKY && !g->policy.flaky_blocks;
+	waived = (c->j.verdict == V_FLAKY && !g->policy.flaky_blocks) ||
+		 (c->j.verdict == V_OK && c->j.accepted);
 	json_object_set_new(t, "waived", json_boolean(waived));
 	if (json_is_number(duration))
 		json_object_set(t, "duration", duration);

@@ -4,7 +4,8 @@
  * for a person deciding on a release: the verdict, the packages gated
  * (version, sha256), the matrix coloured by outcome with links to
  * console logs, IOVA cost curves, boot times and the deltas against the
- * baseline.
+ * baseline. A failure the policy accepts has a colour of its own and
+ * its reason, in the banner and on its row: it never looks like a pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,13 @@
 #define SVG_H	300
 #define PAD	50
 
+#define COLOUR_PASS	"#b8e2b8"
+#define COLOUR_HAZARD	"#b9d7f2"
+#define COLOUR_ACCEPTED	"#ffb347"
+#define COLOUR_FLAKY	"#f7d58b"
+#define COLOUR_SKIP	"#dddddd"
+#define COLOUR_FAIL	"#f4a6a6"
+
 static const char * const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 	"#e377c2", "#17becf",
@@ -27,12 +35,14 @@ static const char * const palette[] = {
 static const char *outcome_colour(const struct cell *c)
 {
 	if (c->j.verdict == V_FAIL)
-		return "#f4a6a6";
+		return COLOUR_FAIL;
 	if (c->j.verdict == V_FLAKY)
-		return "#f7d58b";
+		return COLOUR_FLAKY;
 	if (c->j.verdict == V_SKIP)
-		return "#dddddd";
-	return c->j.hazard ? "#b9d7f2" : "#b8e2b8";
+		return COLOUR_SKIP;
+	if (c->j.accepted)
+		return COLOUR_ACCEPTED;
+	return c->j.hazard ? COLOUR_HAZARD : COLOUR_PASS;
 }
 
 /* The got column: the outcome, linked to the console log if there is one. */
@@ -52,7 +62,8 @@ static void got_cell(FILE *f, const struct cell *c)
 
 static void write_row(FILE *f, const struct cell *c)
 {
-	fprintf(f, "<tr style=\"background:%s\"><td>", outcome_colour(c));
+	fprintf(f, "<tr class=\"%s\" style=\"background:%s\"><td>",
+		judgement_name(&c->j), outcome_colour(c));
 	xml_text(f, c->key.arch);
 	fputc('/', f);
 	xml_text(f, c->key.machine);
@@ -66,7 +77,7 @@ static void write_row(FILE *f, const struct cell *c)
 	xml_text(f, c->j.expected);
 	fprintf(f, "</td><td>");
 	got_cell(f, c);
-	fprintf(f, "</td><td>%s</td><td>", verdict_name(c->j.verdict));
+	fprintf(f, "</td><td>%s</td><td>", judgement_name(&c->j));
 	xml_text(f, c->j.why);
 	fprintf(f, "</td></tr>\n");
 }
@@ -340,15 +351,20 @@ static void head(FILE *f, const struct gate *g)
 		"#packages td{white-space:nowrap;font-family:monospace}"
 		"</style></head><body>\n");
 	fprintf(f, "<h1>SAC farm release gate</h1>\n<p class=\"verdict\" style=\"background:%s\">%s: %u of %zu cells block the release%s",
-		g->blocked ? "#f4a6a6" : "#b8e2b8",
+		g->blocked ? COLOUR_FAIL :
+		g->accepted ? COLOUR_ACCEPTED : COLOUR_PASS,
 		g->blocked ? "BLOCK" : "SHIP", blocking, g->n_cells,
 		g->why[0] ? "; " : "");
 	xml_text(f, g->why);
+	if (g->accepted)
+		fprintf(f, "; %u failure%s accepted by the policy, with %s reason (orange rows)",
+			g->accepted, g->accepted > 1 ? "s" : "",
+			g->accepted > 1 ? "their" : "its");
 	fprintf(f, "</p>\n<p>Run: ");
 	xml_text(f, g->run.dir);
 	fprintf(f, " (");
 	xml_text(f, run_id(&g->run));
-	fprintf(f, "). Colours: green pass, blue known hazard seen, amber flaky, grey skipped, red blocking.</p>\n");
+	fprintf(f, "). Colours: green pass, blue known hazard seen, orange failure accepted by the policy (not a pass: the reason is on its row), amber flaky, grey skipped, red blocking.</p>\n");
 }
 
 int gate_report(const struct gate *g, const struct source *src,

@@ -236,6 +236,7 @@ static void tally(struct gate *g)
 		c = &g->cells[i];
 		g->count[c->j.verdict]++;
 		g->hazards_seen += c->j.verdict == V_OK && c->j.hazard;
+		g->accepted += c->j.verdict == V_OK && c->j.accepted;
 		g->executed += c->got && strcmp(c->got, "skip");
 		g->blocked |= cell_blocks(g, c);
 	}

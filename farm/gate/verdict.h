@@ -34,6 +34,7 @@ struct gate {
 	size_t n_cells;
 	unsigned int count[V_FAIL + 1];
 	unsigned int hazards_seen;
+	unsigned int accepted;	/* failures the policy accepts, with a reason */
 	unsigned int executed;	/* cells that ran (neither skip nor missing) */
 	bool blocked;
 	char why[128];		/* what blocks the run as a whole, or "" */

@@ -79,11 +79,13 @@ void progress_line(const struct job *j, size_t total, size_t done)
 		snprintf(variant, sizeof(variant), " %s", j->v->name);
 	if (jd->verdict == V_FAIL)
 		snprintf(note, sizeof(note), " (expected %s)", jd->expected);
+	else if (jd->accepted)
+		snprintf(note, sizeof(note), " (accepted, not a pass)");
 	else if (strcmp(o, "pass"))
 		snprintf(note, sizeof(note), " (as expected)");
 	printf("[%zu/%zu] %s %s%s %s: %s%s (%.1f s)\n", done, total, j->m->id,
 	       j->k->flavour, variant, j->w->name, o, note, d);
-	if (jd->verdict == V_FAIL || jd->verdict == V_SKIP)
+	if (jd->verdict == V_FAIL || jd->verdict == V_SKIP || jd->accepted)
 		printf("    %s\n", jd->why);
 	fflush(stdout);
 }
@@ -137,6 +139,7 @@ static int write_junit(const struct run_info *run, struct job *jobs,
 		c->type = outcome_of(j);
 		c->message = j->judged.why;
 		c->log = j->dir ? job_path(j, "console.log") : NULL;
+		c->note = j->judged.accepted ? j->judged.why : NULL;
 	}
 	ret = junit_write(path, "farm", cases, n);
 	for (i = 0; i < n; i++) {

@@ -1,13 +1,15 @@
 #!/bin/sh
 # report.html renders in headless Chromium and the screenshot shows the
 # outcome matrix and both plots (their colours are in the picture); it
-# names the packages gated and links each cell's console log.
+# names the packages gated and links each cell's console log. A failure
+# the policy accepts (x86-amd server net) is drawn in its own colour,
+# never the pass green.
 . "$(dirname "$0")/../lib/tap.sh"
 command -v chromium >/dev/null || skip_all "chromium not installed (make deps)"
 command -v convert >/dev/null || skip_all "imagemagick not installed (make deps)"
 t=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && cp "$t/shot.png" "$KEEP"; rm -rf "$t"' EXIT
-plan 8
+plan 9
 
 mkdir -p "$t/run/jobs/j1"
 echo "console" >"$t/run/jobs/j1/console.log"
@@ -24,11 +26,12 @@ cat >"$t/run/results.json" <<'JSON'
    "sha256": "2222222222222222222222222222222222222222222222222222222222222222"}],
  "matrix": ["desktop/amd64/x86-intel/boot", "server/amd64/x86-intel/boot",
   "server/amd64/x86-intel/edu-lying", "desktop/amd64/x86-intel/iova-bench",
-  "server/amd64/x86-intel/iova-bench"],
+  "server/amd64/x86-intel/iova-bench", "server/amd64/x86-amd/net"],
  "records": [
  {"job_id":"j1","log":"jobs/j1/console.log","axes":{"flavour":"desktop","arch":"amd64","machine":"x86-intel","workload":"boot"},"outcome":"pass","timings_ms":{"agent":2100}},
  {"job_id":"j2","axes":{"flavour":"server","arch":"amd64","machine":"x86-intel","workload":"boot"},"outcome":"pass","timings_ms":{"agent":1900}},
  {"job_id":"j3","axes":{"flavour":"server","arch":"amd64","machine":"x86-intel","workload":"edu-lying"},"outcome":"iommu-fault"},
+ {"job_id":"j6","axes":{"flavour":"server","arch":"amd64","machine":"x86-amd","workload":"net"},"outcome":"data-corruption","reason":"data-corruption: 12 of 5374 frames corrupt"},
  {"job_id":"j4","axes":{"flavour":"desktop","arch":"amd64","machine":"x86-intel","workload":"iova-bench"},"outcome":"pass",
   "metrics":{"iova-bench.map_p50_ns_fill0":900,"iova-bench.map_p50_ns_fill50":1200,"iova-bench.map_p50_ns_fill100":3000}},
  {"job_id":"j5","axes":{"flavour":"server","arch":"amd64","machine":"x86-intel","workload":"iova-bench"},"outcome":"pass",
@@ -57,6 +60,8 @@ has B8E2B8
 ok $? "the matrix shows passing cells (green)"
 has B9D7F2
 ok $? "the matrix shows the seen hazard (blue)"
+has FFB347
+ok $? "the matrix shows the accepted failure in its own colour (orange)"
 has 1F77B4 && has D62728
 ok $? "the plots are drawn (series colours present)"
 done_testing

@@ -6,7 +6,7 @@
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 . "$top/tests/gate/fixtures.sh"
-plan 50
+plan 63
 
 # The policy line that decides a cell expected to pass.
 pass_line=$(grep -n '^expect \* \* \* \* pass' "$policy" | cut -d: -f1)
@@ -23,7 +23,7 @@ run good "$(rec desktop x86-intel edu-lying pass '{"edu-lying.bytes_wrong":0}')"
 	"$(rec server x86-intel boot pass)"
 out=$("$gate" "$t/good" --policy "$policy" --no-rerun)
 is $? 0 "a run that meets the policy ships (exit 0)"
-like "$(echo "$out" | tail -n 2 | head -n 1)" "^VERDICT: SHIP - 4 cells: 4 ok \(1 known hazards seen\)" "one-line verdict"
+like "$(echo "$out" | tail -n 2 | head -n 1)" "^VERDICT: SHIP - 4 cells: 4 ok \(1 known hazards seen, 0 failures accepted\)" "one-line verdict"
 like "$out" "server/amd64/x86-intel/edu-lying +iommu-fault\|data-corruption +iommu-fault +ok +known hazard seen" "the hazard cell is reported as seen"
 for f in junit.xml kcidb.json report.html; do
 	[ -s "$t/good/$f" ]
@@ -51,6 +51,41 @@ out=$("$gate" "$t/hazard" --policy "$policy" --no-rerun)
 is $? 1 "a known hazard that passes blocks"
 like "$out" "known hazard passed.*\(policy line $(grep -n '^expect server \* \* edu-lying iommu' "$policy" | cut -d: -f1)\)" \
 	"and says the farm stopped seeing it, naming the hazard's policy line"
+
+# A failure the policy accepts (x86-amd server net: QEMU's AMD-Vi IOTLB)
+# does not block, but is never shown as a plain pass: "accepted" with
+# the policy's reason in the table, its own colour in report.html, a
+# <system-out> in junit.xml, a waived FAIL in kcidb.json.
+acc_line=$(grep -n '^expect server amd64 x86-amd net ' "$policy" | cut -d: -f1)
+run accepted "$(rec server x86-amd net data-corruption)" "$(rec server x86-intel net pass)"
+out=$("$gate" "$t/accepted" --policy "$policy" --no-rerun)
+is $? 0 "an accepted data-corruption does not block (exit 0)"
+row=$(echo "$out" | grep '^server/amd64/x86-amd/net ')
+like "$row" "data-corruption +accepted +accepted: .*amdvi_iotlb_lookup.*\(policy line $acc_line\)" \
+	"the table says accepted, with the policy's reason (the QEMU function) and line"
+! printf '%s' "$row" | grep -q ' ok '
+ok $? "and never ok"
+like "$(echo "$out" | tail -n 2 | head -n 1)" "2 ok \(0 known hazards seen, 1 failures accepted\)" "the verdict line counts it"
+html=$(grep '<td>amd64/x86-amd</td><td>net</td>' "$t/accepted/report.html")
+like "$html" '<tr class="accepted" style="background:#ffb347">' "report.html gives the row the accepted colour"
+! printf '%s' "$html" | grep -q '#b8e2b8'
+ok $? "not the pass green"
+like "$html" '<td>accepted</td><td>accepted: QEMU 7.2 .*amdvi_iotlb_lookup' "and shows the reason on the row"
+like "$(grep 'class="verdict"' "$t/accepted/report.html")" "SHIP: .*1 failure accepted by the policy" \
+	"the banner names the accepted failure"
+like "$(tr -d '\n' <"$t/accepted/junit.xml")" 'name="net" [^>]*>[[:space:]]*<system-out>accepted: QEMU 7.2' \
+	"junit.xml carries the reason in the case's system-out"
+is "$(jq -r '.tests[] | select(.misc.cell == "server/amd64/x86-amd/net") | "\(.status) \(.waived) \(.misc.gate)"' "$t/accepted/kcidb.json")" \
+	"FAIL true accepted" "kcidb.json: a waived FAIL, not a PASS"
+like "$(echo "$out" | grep '^server/amd64/x86-intel/net ')" "pass +ok *$" "a plain pass is still plain"
+printf 'expect * * * * pass\nexpect * * * net pass|data-corruption\n' >"$t/noreason.conf"
+err=$("$gate" "$t/accepted" --policy "$t/noreason.conf" --no-rerun 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s' "$err" | grep -q "noreason.conf:2: .*must say why"
+ok $? "a policy accepting a failure with no reason is refused ($err)"
+printf 'expect * * * * pass\nexpect * * * net pass|data-corruption because\n' >"$t/noreason.conf"
+err=$("$gate" "$t/accepted" --policy "$t/noreason.conf" --no-rerun 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s' "$err" | grep -q "noreason.conf:2: because needs a reason"
+ok $? "and so is an empty reason ($err)"
 
 run fast "$(rec desktop x86-intel blk pass '{"blk.read_mib_s":100}')"
 run slow "$(rec desktop x86-intel blk pass '{"blk.read_mib_s":50}')"
