@@ -8,6 +8,12 @@
  * Parameters: sac.net.tx / sac.net.rx (default eth0 / eth1), sac.net.mib
  * (frame bytes to send, default 4), sac.net.window (frames in flight,
  * default 128), sac.net.timeout_s (default 60).
+ *
+ * A corrupt frame is told apart by what it holds (detail corrupt_kinds):
+ * "stale", an intact frame of this run under another frame's length (an
+ * older frame the buffer kept: the NIC's write went somewhere else);
+ * "damaged", a frame's header with wrong bytes after it; "foreign",
+ * bytes that are no frame of this run; "short", less than a header.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,13 @@ struct nic {
 	unsigned char mac[ETH_ALEN];
 };
 
+enum corrupt_kind { CK_STALE, CK_DAMAGED, CK_FOREIGN, CK_SHORT, CK_N };
+
+static const char *const corrupt_kind_name[CK_N] = {
+	[CK_STALE] = "stale", [CK_DAMAGED] = "damaged",
+	[CK_FOREIGN] = "foreign", [CK_SHORT] = "short",
+};
+
 struct net_job {
 	struct sac_result *r;
 	struct nic tx, rx;
@@ -60,6 +74,7 @@ struct net_job {
 	unsigned char *seen;
 	unsigned long sent, received, good, lost_written_off;
 	unsigned long corrupt, dup, good_bytes;
+	unsigned long kinds[CK_N];	/* corrupt frames by what they hold */
 	unsigned long stalls;		/* windows that went silent */
 };
 
@@ -113,11 +128,47 @@ static size_t build_frame(const struct net_job *j, u32 seq,
 	return len;
 }
 
+/* The n bytes at f begin frame seq as build_frame() makes it. */
+static bool frame_starts(const struct net_job *j, const unsigned char *f,
+			 u32 seq, size_t n)
+{
+	unsigned char want[FRAME_MAX];
+
+	return n <= build_frame(j, seq, want) && !memcmp(f, want, n);
+}
+
+/*
+ * What a corrupt frame of n bytes holds. An intact frame of this run
+ * under another frame's length is an older frame the buffer kept: the
+ * NIC's write of this one went somewhere else.
+ */
+static enum corrupt_kind corrupt_kind(const struct net_job *j,
+				      const unsigned char *f, size_t n)
+{
+	struct frame_hdr h;
+	size_t len;
+	u32 seq;
+
+	if (n < HDR_LEN)
+		return CK_SHORT;
+	memcpy(&h, f + ETH_HLEN, sizeof(h));
+	seq = ntohl(h.seq);
+	len = ntohl(h.len);
+	if (ntohl(h.magic) != MAGIC || ntohl(h.run) != j->run ||
+	    seq >= j->nframes || len != frame_len(j, seq))
+		return CK_FOREIGN;
+	if (len != n && frame_starts(j, f, seq, len < n ? len : n))
+		return CK_STALE;
+	return CK_DAMAGED;
+}
+
 /* Checks a received frame against what its sequence number says. */
 static void check_frame(struct net_job *j, unsigned char *f, size_t n)
 {
+	enum corrupt_kind kind;
 	struct frame_hdr h;
 	u32 seq, csum;
+	bool ok;
 	size_t i;
 
 	j->received++;
@@ -133,11 +184,13 @@ static void check_frame(struct net_job *j, unsigned char *f, size_t n)
 	csum = ntohl(h.csum);
 	h.csum = 0;
 	memcpy(f + ETH_HLEN, &h, sizeof(h));
-	if (fnv1a(f, n) != csum)
+	ok = fnv1a(f, n) == csum;
+	h.csum = htonl(csum);
+	memcpy(f + ETH_HLEN, &h, sizeof(h));
+	for (i = HDR_LEN; ok && i < n; i++)
+		ok = f[i] == payload_byte(j, seq, i);
+	if (!ok)
 		goto corrupt;
-	for (i = HDR_LEN; i < n; i++)
-		if (f[i] != payload_byte(j, seq, i))
-			goto corrupt;
 	if (j->seen[seq]++) {
 		j->dup++;
 		return;
@@ -146,9 +199,12 @@ static void check_frame(struct net_job *j, unsigned char *f, size_t n)
 	j->good_bytes += n;
 	return;
 corrupt:
+	kind = corrupt_kind(j, f, n);
+	j->kinds[kind]++;
 	if (!j->corrupt++)
-		sac_detail(j->r, "first_corrupt", "frame of %zu bytes after %lu good",
-			   n, j->good);
+		sac_detail(j->r, "first_corrupt",
+			   "frame of %zu bytes after %lu good: %s", n, j->good,
+			   corrupt_kind_name[kind]);
 }
 
 /* Takes in what has arrived; waits up to ms for the first frame. */
@@ -349,12 +405,17 @@ void wl_net(struct sac_result *r)
 	sac_metric(r, "stalls", j.stalls);
 	sac_metric(r, "mib_s", t > 0 ? j.good_bytes / t / (1 << 20) : 0);
 	sac_detail(r, "path", "%s -> %s", j.tx.name, j.rx.name);
-	if (j.corrupt)
+	if (j.corrupt) {
+		sac_detail(r, "corrupt_kinds",
+			   "stale %lu, damaged %lu, foreign %lu, short %lu",
+			   j.kinds[CK_STALE], j.kinds[CK_DAMAGED],
+			   j.kinds[CK_FOREIGN], j.kinds[CK_SHORT]);
 		sac_fail(r, "data-corruption: %lu of %lu frames corrupt",
 			 j.corrupt, j.sent);
-	else if (lost || j.dup)
+	} else if (lost || j.dup) {
 		sac_fail(r, "frames lost: %lu of %lu (%lu duplicated)", lost,
 			 j.sent, j.dup);
+	}
 out:
 	free(j.seen);
 	if (j.ctl >= 0)
