@@ -451,6 +451,8 @@ static int cmd_run(const struct tables *t, struct run_opts *o,
 	printf("farm: run %s: %zu jobs, %d at a time, %s engine, in %s\n", id,
 	       n, o->jobs, engine_label, dir);
 	results_write(&run, jobs, n, false);
+	if (o->engine->start)
+		o->engine->start();
 	set_accel(jobs, n, dir, t);
 	for (i = 0; i < n; i++)
 		job_prepare(&jobs[i], dir);

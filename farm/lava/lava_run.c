@@ -17,6 +17,7 @@
  * as a YAML list, read the same way.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -426,29 +428,270 @@ static int render(const struct job *j, const char *scratch, char *job_yaml,
 	return rc;
 }
 
+/*
+ * LAVA's download dir of a job, LAVA_TMP/farm-<nonce>, is removed on
+ * every way the job can end. LAVA removes it at the end of a job it
+ * finished; the worker removes it after lava-run, and when a stop
+ * signal (passed on by the runner, or the runner's death: pool.c) ends
+ * the job, after ending lava-run; the runner, after reaping a worker
+ * that was killed (engine reaped); and a run's start, for one whose
+ * runner and worker were both killed.
+ *
+ * Which dirs are stale is told by a lock, not a pid: before lava-run
+ * starts, the worker holds an flock on LAVA_TMP/farm-<nonce>.lock, and
+ * lava-run inherits it, so it is held while either lives, and a dead
+ * owner's lock is free whatever pid comes next. The lock file goes
+ * only after its dir; a farm-<nonce> dir without one is stale too,
+ * once it is an hour old (a farm from before the locks made none).
+ * Whoever takes a free lock (making the file if there is none) removes
+ * the dir, then the lock file; an owner takes its lock before lava-run
+ * starts and checks that the file it locked is still there.
+ */
+#define LAVA_TMP_PREFIX "farm-"
+
+/* Seconds lava-run has to cancel its job after a stop, before SIGKILL. */
+#define LAVA_STOP_GRACE 2
+
+/* Seconds the runner waits for a reaped job's lock (its lava-run dying). */
+#define LAVA_REAP_WAIT 2
+
+/* Seconds before a download dir without a lock file counts as stale. */
+#define LAVA_ORPHAN_AGE 3600
+
+static char *lava_tmp_dir(const char *nonce)
+{
+	return xasprintf("%s/%s%s", LAVA_TMP, LAVA_TMP_PREFIX, nonce);
+}
+
+static char *lava_tmp_lock(const char *nonce)
+{
+	return xasprintf("%s/%s%s.lock", LAVA_TMP, LAVA_TMP_PREFIX, nonce);
+}
+
+/* Is fd (locked) still the file at path, or did a sweep unlink it? */
+static bool lock_is_path(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/*
+ * The worker's lock on its job's dir, before the dir exists; not
+ * close-on-exec, so lava-run holds it too. The fd, or -1.
+ */
+static int lava_tmp_claim(const char *nonce)
+{
+	char *path = lava_tmp_lock(nonce);
+	int fd = -1, tries;
+
+	if (mkdir_p(LAVA_TMP))
+		goto out;
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			break;
+		if (!flock(fd, LOCK_EX) && lock_is_path(fd, path))
+			break;
+		close(fd);
+		fd = -1;
+	}
+out:
+	free(path);
+	return fd;
+}
+
+/* Removes the dir, then (if that worked) the lock file; drops the lock. */
+static void lava_tmp_release(const char *nonce, int fd)
+{
+	char *dir = lava_tmp_dir(nonce), *lock = lava_tmp_lock(nonce);
+
+	if (!rm_rf(dir))
+		unlink(lock);
+	close(fd);
+	free(dir);
+	free(lock);
+}
+
+/*
+ * Removes a job's dir if no process holds its lock, waiting up to
+ * wait_s for one that is dying; leaves a live job's alone. A lock file
+ * it does not find it makes, so that an owner starting meanwhile waits;
+ * but a dir without one that is younger than LAVA_ORPHAN_AGE may be a
+ * live job of a farm from before the locks, and stays.
+ */
+static void lava_tmp_reclaim(const char *nonce, double wait_s)
+{
+	char *lock = lava_tmp_lock(nonce), *dir = lava_tmp_dir(nonce);
+	double end = now_s() + wait_s;
+	struct stat st;
+	int fd = -1;
+
+	if (access(lock, F_OK) && errno == ENOENT &&
+	    (lstat(dir, &st) || time(NULL) - st.st_mtime < LAVA_ORPHAN_AGE))
+		goto out;
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out;
+	while (flock(fd, LOCK_EX | LOCK_NB) && now_s() < end)
+		usleep(50000);
+	if (!flock(fd, LOCK_EX | LOCK_NB) && lock_is_path(fd, lock)) {
+		lava_tmp_release(nonce, fd);
+		fd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(lock);
+	free(dir);
+}
+
+/* farm-<16 hex digits>, or the same with .lock: the nonce, or NULL. */
+static char *lava_tmp_nonce(const char *name)
+{
+	size_t n = strlen(LAVA_TMP_PREFIX), i;
+
+	if (strncmp(name, LAVA_TMP_PREFIX, n))
+		return NULL;
+	name += n;
+	for (i = 0; i < NONCE_LEN; i++)
+		if (!name[i] || !strchr("0123456789abcdef", name[i]))
+			return NULL;
+	if (name[i] && strcmp(name + i, ".lock"))
+		return NULL;
+	return strndup(name, NONCE_LEN);
+}
+
+/* Run start: what the jobs of runs killed outright left behind. */
+static void lava_run_sweep(void)
+{
+	DIR *d = opendir(LAVA_TMP);
+	struct dirent *de;
+	char *nonce;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		nonce = lava_tmp_nonce(de->d_name);
+		if (nonce)
+			lava_tmp_reclaim(nonce, 0);
+		free(nonce);
+	}
+	closedir(d);
+}
+
+/* In the runner: a killed worker (deadline, stop grace) could not. */
+static void lava_run_reaped(const struct job *j)
+{
+	lava_tmp_reclaim(j->nonce, LAVA_REAP_WAIT);
+}
+
+/*
+ * The stop signals (job.c) stay blocked in the worker while lava-run
+ * runs, and are picked up between polls: no handler runs meanwhile.
+ */
+static sigset_t lava_stops;
+
+/* lava-run, stdout and stderr to log, with mask; dies with the worker. */
+static pid_t lava_spawn(char *const argv[], const char *log,
+			const sigset_t *mask)
+{
+	pid_t worker = getpid(), pid;
+	int fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (!tie_to_parent(worker, SIGKILL))
+		_exit(128 + SIGKILL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		dup2(fd, 0);
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", util_prog, argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+/*
+ * Waits for lava-run. After a stop signal (*stop) it gets SIGTERM (LAVA
+ * cancels the job: QEMU ends, its dir goes), from the runner with the
+ * worker's process group or else from here, and LAVA_STOP_GRACE
+ * seconds, then SIGKILL (its QEMU, on lava-run's pty, exits on the
+ * hang-up). Its exit status, or 128 + the signal that ended it.
+ */
+static int lava_wait(pid_t pid, pid_t runner, int *stop)
+{
+	struct timespec poll = { 0, 20 * 1000 * 1000 };
+	double end = 0;
+	int st = 0, sig;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &st, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		if (*stop && !end) {
+			/* the runner passes a stop on to lava-run too */
+			if (getppid() != runner)
+				kill(pid, SIGTERM);
+			end = now_s() + LAVA_STOP_GRACE;
+		}
+		if (end && now_s() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		sig = sigtimedwait(&lava_stops, NULL, &poll);
+		if (sig > 0 && !*stop)
+			*stop = sig;
+	}
+	if (r < 0)
+		return -1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
 static int run_lava(const struct job *j, const char *out_dir,
 		    char *job_yaml, char *device_yaml, const char *log)
 {
 	const char *prog = getenv("FARM_LAVA_RUN");
-	char *id = xasprintf("farm-%s", j->nonce);
-	char *tmp = xasprintf("%s/%s", LAVA_TMP, id);
+	char *id = xasprintf("%s%s", LAVA_TMP_PREFIX, j->nonce);
 	char *const argv[] = { (char *)(prog && *prog ? prog : "lava-run"),
 			       "--job-id", id, "--output-dir",
 			       (char *)out_dir, "--device", device_yaml,
 			       job_yaml, NULL };
-	int rc;
+	pid_t runner = getppid(), pid;
+	int rc = -1, lock, stop = 0;
+	sigset_t old;
+	char *err;
 
-	/*
-	 * No deadline of our own: LAVA's job timeout ends lava-run first,
-	 * and lava-run stays in the worker's process group, which the pool
-	 * kills past the job's deadline or on Ctrl-C. Its QEMU, on
-	 * lava-run's pty, exits on the hang-up.
-	 */
-	rc = run_argv(argv, log, log, 0);
-	/* LAVA removes it at the end of a job it finished, not otherwise */
-	rm_rf(tmp);
-	free(tmp);
+	/* a stop from here on ends lava-run first, then the worker */
+	sigemptyset(&lava_stops);
+	sigaddset(&lava_stops, SIGINT);
+	sigaddset(&lava_stops, SIGTERM);
+	sigaddset(&lava_stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &lava_stops, &old);
+	lock = lava_tmp_claim(j->nonce);
+	if (lock < 0) {
+		err = xasprintf("farm: cannot lock %s/%s.lock: %s\n", LAVA_TMP,
+				id, strerror(errno));
+		write_text(log, err);
+		free(err);
+	} else {
+		pid = lava_spawn(argv, log, &old);
+		rc = pid < 0 ? -1 : lava_wait(pid, runner, &stop);
+		lava_tmp_release(j->nonce, lock);
+	}
 	free(id);
+	if (stop)
+		raise(stop);	/* pending: job.c's handler once unblocked */
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
 
@@ -758,6 +1001,8 @@ static void __noreturn lava_lab_exec(struct job *j, const char *scratch)
 const struct engine engine_lava_run = {
 	.name = "lava-run",
 	.exec = lava_run_exec,
+	.start = lava_run_sweep,
+	.reaped = lava_run_reaped,
 };
 
 const struct engine engine_lava_lab = {

@@ -15,6 +15,10 @@ struct engine {
 	const char *name;
 	/* scratch: the workload's scratch disk, or NULL; unlink it when done */
 	void (*exec)(struct job *j, const char *scratch) __noreturn;
+	/* optional, in the runner: before the first job, what earlier runs left */
+	void (*start)(void);
+	/* optional, in the runner: after the job's worker is reaped, however it ended */
+	void (*reaped)(const struct job *j);
 };
 
 /* QEMU under farm/console.exp on this machine (engine-local.c). */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "runner.h"
 
 /*
@@ -94,7 +95,8 @@ static void kill_job(struct job *j)
 /*
  * What a finished or killed worker (or its console driver) can leave in
  * the job dir: the scratch disk, the keyed image and a half-written
- * *.tmp.
+ * *.tmp. What it can leave elsewhere is its engine's to remove
+ * (engine.h, reaped).
  */
 static void remove_leftovers(const struct job *j)
 {
@@ -148,9 +150,13 @@ static void start(struct pool *p, struct job *j)
 
 static void finish(struct pool *p, struct job *j)
 {
+	bool ran = j->pid;
+
 	j->pid = 0;
 	if (j->dir)
 		remove_leftovers(j);
+	if (ran && j->engine->reaped)
+		j->engine->reaped(j);
 	if (!j->record)
 		job_collect(j);
 	record_finish(j);

@@ -6,9 +6,15 @@
 # verdict per record, and the release gate judges it unchanged. Through
 # lava-run, a guest that panics (LAVA: infrastructure error) is a panic,
 # a stalled agent is a hang that leaves no QEMU, and a lava-run that
-# cannot start is an infra-error saying so: never a pass.
+# cannot start is an infra-error saying so: never a pass. A lava-run job
+# interrupted mid-boot (SIGINT or SIGKILL to the runner, SIGKILL to its
+# worker) leaves no QEMU, no lava-run and no LAVA download dir within
+# 10 s; one whose runner and worker were SIGKILLed together leaves its
+# dir, which the next lava-run run removes, while a live job's dir
+# survives another run's start.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/kernels.sh
 . "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v lava-run >/dev/null || skip_all "lava-run missing (make deps: lava-dispatcher)"
@@ -17,9 +23,18 @@ command -v jq >/dev/null || skip_all "jq missing (make deps)"
 need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
 desktop=$BUILD_DIR/kernel/amd64-farm-desktop
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+pid=''
+# a failed check must not leave a stalled run's QEMU behind
+cleanup() {
+	for p in $pid $(pgrep -f "sac\.note=engines-$$-"); do
+		kill -9 "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+lava_tmp=/var/lib/lava/dispatcher/tmp
 cells="--machine x86-intel --machine arm64-smmuv3 --workload boot --workload edu-lying"
-plan 34
+plan 52
 
 # outcome RUN MACHINE FLAVOUR WORKLOAD
 outcome() {
@@ -92,6 +107,87 @@ nonce=$(printf '%s' "$rec" | jq -r .nonce)
 ok $? "no QEMU of the hung job is left running"
 [ ! -e "/var/lib/lava/dispatcher/tmp/farm-$nonce" ]
 ok $? "nor LAVA's download dir"
+
+# --- interrupted lava-run jobs -----------------------------------------
+
+# stalled NAME: a lava-run run of one stalled guest, in the background
+# ($pid); returns once its QEMU is up, with $nonce its job's nonce and
+# $dir LAVA's download dir for it.
+stalled() {
+	env --default-signal=INT,HUP,TERM "$farm" run --engine lava-run \
+		--machine x86-intel --workload boot --kernel "$desktop" \
+		--variant "$1=sac.stall=agent sac.note=engines-$$-$1" \
+		--out "$tmp/int-$1" >"$tmp/int-$1.out" 2>&1 &
+	pid=$!
+	nonce=''
+	n=0
+	while [ $n -lt 600 ] && [ -z "$nonce" ]; do
+		nonce=$(pgrep -af "^[^ ]*qemu-system-.*sac\.note=engines-$$-$1( |\$)" |
+			sed -n 's/.*sac\.nonce=\([0-9a-f]\{16\}\).*/\1/p' | head -n 1)
+		sleep 0.1
+		n=$((n + 1))
+	done
+	dir=$lava_tmp/farm-$nonce
+	[ -n "$nonce" ] && [ -d "$dir" ]
+	ok $? "$1: lava-run's QEMU is up, its download dir made"
+}
+
+# gone NAME: up to 10 s until no QEMU or lava-run of the job is left.
+gone() {
+	n=0
+	while [ $n -lt 100 ] && pgrep -f "sac\.nonce=$nonce|farm-$nonce" >/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	pgrep -af "sac\.nonce=$nonce|farm-$nonce" | cut -c 1-160 | sed 's/^/# left: /'
+	! pgrep -f "sac\.nonce=$nonce|farm-$nonce" >/dev/null
+	ok $? "$1: no QEMU or lava-run of the job is left within 10 s"
+}
+
+# quick NAME: a lava-run run of one boot (it passes)
+quick() {
+	"$farm" run --engine lava-run --machine x86-intel --workload boot \
+		--kernel "$desktop" --out "$tmp/$1" >"$tmp/$1.out" 2>&1
+}
+
+# ended NAME RC WHAT: the run of stalled NAME, signalled, exits RC, and
+# leaves no QEMU, lava-run, download dir or lock of its job.
+ended() {
+	wait "$pid" 2>/dev/null
+	is "$?" "$2" "$1: the runner exits $2"
+	pid=''
+	gone "$1"
+	! [ -e "$dir" ] && ! [ -e "$dir.lock" ]
+	ok $? "$1: $3"
+}
+
+stalled int
+kill -INT "$pid"
+ended int 2 "LAVA's download dir and its lock are gone"
+
+stalled killed
+kill -9 "$pid"
+ended killed 137 "the worker removed the dir and its lock when the runner died"
+
+# what the runner does to a worker past its deadline: the job is lost
+stalled worker
+kill -9 $(pgrep -P "$pid") $(pgrep -f "lava-run --job-id farm-$nonce")
+ended worker 1 "the runner removed the dir and its lock when it reaped the worker"
+
+stalled all
+quick live
+ok $? "another lava-run run meanwhile passes"
+[ -d "$dir" ] && [ -e "$dir.lock" ]
+ok $? "... and its start leaves the live job's dir and lock alone"
+kill -9 "$pid" $(pgrep -P "$pid") $(pgrep -f "lava-run --job-id farm-$nonce")
+wait "$pid" 2>/dev/null
+pid=''
+gone all
+[ -d "$dir" ] && [ -e "$dir.lock" ]
+ok $? "all: runner, worker and lava-run SIGKILLed leave the dir and lock"
+quick next
+! [ -e "$dir" ] && ! [ -e "$dir.lock" ]
+ok $? "all: the next lava-run run's start removes them"
 
 # --- a lava-run that cannot start ----------------------------------------
 FARM_LAVA_RUN=$tmp/no-such-lava-run "$farm" run --engine lava-run \
