@@ -331,19 +331,6 @@ static int write_status(const struct lava_log *l, const char *path)
 	return fclose(f);
 }
 
-/* A verdict of our own when there is nothing to classify. */
-static void write_verdict(const struct job *j, const char *reason,
-			  const char *evidence)
-{
-	char *path = job_path(j, "classify.json");
-	json_t *r = json_pack("{s:s, s:s, s:s}", "outcome", "infra-error",
-			      "reason", reason, "evidence", evidence);
-
-	json_dump_file(r, path, JSON_COMPACT);
-	json_decref(r);
-	free(path);
-}
-
 /* workload -> status, as the classifier read the agent's result lines */
 static json_t *console_cases(json_t *record)
 {
@@ -402,7 +389,7 @@ static void judge(const struct job *j, const struct lava_log *l, int rc)
 		last = l->other ? l->other : "(no output)";
 		why = xasprintf("%s ended (status %d) without a result for the job: %s",
 				j->engine->name, rc, last);
-		write_verdict(j, why, last);
+		engine_verdict(j, why, last);
 		free(why);
 		free(path);
 		return;
@@ -966,9 +953,9 @@ static void __noreturn lava_drive(struct job *j, const char *scratch,
 	int rc;
 
 	if (walk_init(&l.walk, j)) {
-		write_verdict(j,
-			      "farm: a stage mark (or the machine's iommu_regex) is not a POSIX extended regex",
-			      j->m->iommu_regex);
+		engine_verdict(j,
+			       "farm: a stage mark (or the machine's iommu_regex) is not a POSIX extended regex",
+			       j->m->iommu_regex);
 		_exit(0);
 	}
 	if (mkdir_p(out) || render(j, scratch, job_yaml, device_yaml))

@@ -21,6 +21,13 @@ struct engine {
 	void (*reaped)(const struct job *j);
 };
 
+/*
+ * In the worker: the job's verdict, an infra-error, when there is
+ * nothing for the classifier to judge (engine.c).
+ */
+void engine_verdict(const struct job *j, const char *reason,
+		    const char *evidence);
+
 /* QEMU under farm/console.exp on this machine (engine-local.c). */
 extern const struct engine engine_local;
 
