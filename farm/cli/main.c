@@ -22,6 +22,7 @@
 #include "boot.h"
 #include "engine.h"
 #include "lava.h"
+#include "qemu-user.h"
 #include "runner.h"
 
 struct farm_paths farm;
@@ -434,7 +435,7 @@ static int cmd_run(const struct tables *t, struct run_opts *o,
 	struct run_info run = { .engine = engine_label, .t0 = now_s() };
 	struct job *jobs;
 	size_t n, i;
-	char *out, *dir, *id;
+	char *out, *dir, *abs, *id;
 	int bad;
 
 	jobs = expand(t, o, &n, &run);
@@ -453,9 +454,13 @@ static int cmd_run(const struct tables *t, struct run_opts *o,
 	results_write(&run, jobs, n, false);
 	if (o->engine->start)
 		o->engine->start();
-	set_accel(jobs, n, dir, t);
+	/* job dirs by absolute paths: QEMU's tie enters them (qemu-user.c) */
+	abs = realpath(dir, NULL);
+	if (!abs)
+		die("cannot resolve %s: %s", dir, strerror(errno));
+	set_accel(jobs, n, abs, t);
 	for (i = 0; i < n; i++)
-		job_prepare(&jobs[i], dir);
+		job_prepare(&jobs[i], abs);
 	pool_run(jobs, n, o->jobs);
 	bad = results_write(&run, jobs, n, true);
 	link_latest(out, id);
@@ -522,7 +527,7 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 	struct variant v = { "append", (char *)(o->append ? o->append : "") };
 	struct job j = { .index = 1, .v = &v, .engine = &engine_local };
 	struct kernel *k;
-	char *dir;
+	char *dir, *abs;
 
 	if (!arch || !mid || !spec)
 		usage_error("%s", "boot needs --arch, --machine and --kernel");
@@ -545,6 +550,11 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 	rm_rf(dir);
 	if (mkdir_p(dir))
 		die("cannot create %s", dir);
+	abs = realpath(dir, NULL);	/* QEMU's tie enters it */
+	if (!abs)
+		die("cannot resolve %s: %s", dir, strerror(errno));
+	free(dir);
+	dir = abs;
 	snprintf(j.id, sizeof(j.id), "%s-%s", mid, j.w->name);
 	j.accel = accel_probe(dir, arch, k, t);
 	j.interactive = true;
@@ -561,7 +571,7 @@ int main(int argc, char **argv)
 
 	/* a link of a job's process chain (engine-local.c), not a command */
 	if (argc > 3 && !strcmp(cmd, EXEC_TIED_OPT))
-		exec_tied(argv[2], argv + 3);
+		qemu_user_exec_tied(argv[2], argv + 3);
 	/* nothing this program starts outlives it (pool.c) */
 	tie_children();
 	if (argc < 2)
@@ -584,6 +594,8 @@ int main(int argc, char **argv)
 	tables_open(&t);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&t);
+	/* QEMU's user, before a probe or a job boots */
+	qemu_user_init();
 	if (sub == 2 && !strcmp(argv[2], "submit"))
 		return cmd_lava_submit(&t, &o);
 	if (sub == 2)

@@ -9,46 +9,21 @@
  * the one before it: expect through run_argv() (the runner called
  * tie_children()), and the two that expect and timeout start, each in
  * a session of its own, through this program as a tie (exec_tied()).
+ * As root, QEMU's tie also makes it an unprivileged user (qemu-user.c).
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "qemu-user.h"
 #include "stages.h"
 
 static void push(json_t *a, const char *s)
 {
 	json_array_append_new(a, json_string(s));
-}
-
-/* This program's path, for the ties: rebuilt meanwhile is fine too. */
-static const char *self_exe(void)
-{
-	static const char deleted[] = " (deleted)";
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	size_t d = strlen(deleted);
-
-	if (n < 0)
-		die("cannot read /proc/self/exe");
-	path[n] = '\0';
-	if ((size_t)n > d && !strcmp(path + n - d, deleted))
-		path[n - d] = '\0';
-	return path;
-}
-
-/* The words that run what follows tied to parent (a program's path). */
-static void push_tie(json_t *a, const char *parent)
-{
-	const char *base = strrchr(parent, '/');
-
-	push(a, self_exe());
-	push(a, EXEC_TIED_OPT);
-	push(a, base ? base + 1 : parent);
 }
 
 /*
@@ -58,8 +33,7 @@ static void push_tie(json_t *a, const char *parent)
 static char **console_argv(const struct job *j, char **qemu)
 {
 	json_t *a = json_array();
-	char *p, **argv, **q;
-	bool tied = false;
+	char *p, **argv;
 	size_t i;
 
 	push(a, "expect");
@@ -82,13 +56,7 @@ static char **console_argv(const struct job *j, char **qemu)
 	}
 	push(a, "--");
 	push_tie(a, "expect");
-	for (q = qemu; *q; q++) {
-		if (!tied && q > qemu && !strcmp(*q, j->m->qemu)) {
-			push_tie(a, qemu[0]);
-			tied = true;
-		}
-		push(a, *q);
-	}
+	qemu_user_push(a, j, qemu);
 	argv = argv_from_json(a);
 	json_decref(a);
 	return argv;
@@ -96,13 +64,22 @@ static char **console_argv(const struct job *j, char **qemu)
 
 static void __noreturn local_exec(struct job *j, const char *scratch)
 {
-	char **qemu = job_qemu_argv(j, scratch);
-	char **argv = console_argv(j, qemu);
+	char *why = qemu_user_prepare(j, scratch);
 	char *drv = job_path(j, "console-driver.log");
+	char *pidfile = job_path(j, "qemu.pid");
+	char **argv;
 	int rc;
 
+	if (why) {
+		engine_verdict(j, why, "farm: QEMU's user and the job's images");
+		if (scratch)
+			unlink(scratch);
+		_exit(0);
+	}
+	argv = console_argv(j, job_qemu_argv(j, scratch));
 	rc = run_argv(argv, drv, drv, job_budget(j) + 5);
 	job_kill_qemu(j);
+	unlink(pidfile);	/* QEMU's user cannot remove it */
 	if (scratch)
 		unlink(scratch);
 	job_classify(j);

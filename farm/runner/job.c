@@ -18,6 +18,7 @@
 
 #include "boot.h"
 #include "engine.h"
+#include "qemu-user.h"
 #include "runner.h"
 #include "stages.h"
 
@@ -412,11 +413,16 @@ void job_classify(const struct job *j)
 int job_boot(struct job *j)
 {
 	char *scratch = make_scratch(j), *keyed = job_path(j, JOB_KEYED_IMAGE);
-	char **argv, **a;
+	char **argv, **a, *why;
 	int rc;
 
 	job_give_key(j);
-	argv = job_qemu_argv(j, scratch);
+	why = qemu_user_prepare(j, scratch);
+	if (why) {
+		unlink(keyed);
+		die("%s", why);
+	}
+	argv = qemu_user_argv(j, job_qemu_argv(j, scratch));
 	fputs("farm: booting:", stderr);
 	for (a = argv; *a; a++)
 		fprintf(stderr, " %s", *a);

@@ -2,7 +2,9 @@
 # Nothing of a farm run outlives its runner. A run of one stalled guest
 # (QEMU up, waiting out its stage timeout) is (a) killed with SIGKILL,
 # (b) sent SIGHUP, (c) sent SIGINT as soon as its console driver starts,
-# before QEMU has written qemu.pid: each time no QEMU, expect or other
+# before qemu.pid is written (as root, QEMU's tie writes it just before
+# QEMU starts: a timeout that is slow to start makes sure the signal
+# comes first): each time no QEMU, expect or other
 # process of the run is left within 10 s, and no scratch disk, keyed
 # initrd (it holds the job's key) or *.tmp.
 # (d) A second run on the same --out is refused (exit 2, one error line)
@@ -28,18 +30,24 @@ cleanup() {
 trap cleanup EXIT
 plan 27
 
-# start NAME OUT: a run of one stalled guest (variant NAME, with a
-# scratch disk: workload blk) into OUT, in the background: $pid is its
+# start NAME OUT [DIR]: a run of one stalled guest (variant NAME, with a
+# scratch disk: workload blk) into OUT, in the background, with DIR
+# first in its PATH: $pid is its
 # runner (a script's background job ignores SIGINT: env undoes that),
-# $job its job dir's glob, $procs the regex for its processes' argv.
+# $job its job dir's glob, $procs the regex for its processes' argv,
+# $qemu the one for its QEMU's (which, as root, names its files
+# relative to the job dir: the guest's command line tells it).
 start() {
 	# shellcheck disable=SC2086 # $kernels: --kernel DIR
-	env --default-signal=INT,HUP,TERM "$farm" run --machine x86-intel \
-		--workload blk $kernels --variant "$1=sac.stall=agent" \
+	env --default-signal=INT,HUP,TERM PATH="${3:+$3:}$PATH" \
+		"$farm" run --machine x86-intel \
+		--workload blk $kernels \
+		--variant "$1=sac.stall=agent sac.note=lifecycle-$$-$1" \
 		--out "$2" >"$tmp/$1.out" 2>&1 &
 	pid=$!
 	job="$2/*/jobs/*-$1-blk"
 	procs="$2/[^ ]*-$1-blk/"
+	qemu="qemu-system-.* sac\.note=lifecycle-$$-$1( |\$)"
 }
 
 # alive: the runner has not exited (a zombie has).
@@ -86,17 +94,17 @@ left() {
 # in OUT is left; then one check each for QEMU, expect, any process of
 # the run, and its scratch disk, keyed initrd and *.tmp files.
 gone() {
-	while [ $(($(ms) - $3)) -lt 10000 ] && [ -n "$(left "$2")" ]; do
+	while [ $(($(ms) - $3)) -lt 10000 ] && [ -n "$(left "$2|$qemu")" ]; do
 		sleep 0.1
 	done
 	took=$(($(ms) - $3))
 	echo "# $1: $took ms until nothing of the run was left"
-	left "$2" | sed 's/^/# left: /'
-	[ -z "$(left "qemu-system-.*$procs")" ]
+	left "$2|$qemu" | sed 's/^/# left: /'
+	[ -z "$(left "$qemu")" ]
 	ok $? "$1: no QEMU of the run is left within 10 s"
 	[ -z "$(left "^expect .*$procs")" ]
 	ok $? "$1: no expect of the run is left within 10 s"
-	[ -z "$(left "$2")" ]
+	[ -z "$(left "$2|$qemu")" ]
 	ok $? "$1: no process of the run (runner, worker, timeout) is left"
 	files=$(find "$2" -name scratch.img -o -name initrd.cpio -o -name '*.tmp' 2>&1)
 	[ -z "$files" ]
@@ -109,7 +117,7 @@ start killed "$tmp/a"
 # shellcheck disable=SC2086 # $job is a glob
 wait_for "$job/qemu.pid" 60 && [ -e $job/scratch.img ]
 ok $? "killed: QEMU is up (qemu.pid) with its scratch disk"
-[ -n "$(left "^timeout .* --exec-tied timeout qemu-system-.*$procs")" ]
+[ -n "$(left "^timeout .* --exec-tied timeout .*$qemu")" ]
 ok $? "killed: QEMU was started through a tie to its timeout"
 t0=$(ms)
 kill -9 "$pid" 2>/dev/null
@@ -132,7 +140,7 @@ is "$(find "$tmp/a" -mindepth 1 -maxdepth 1 -type d 2>&1 | wc -l)" 2 \
 	"... and makes no run dir"
 
 # --- (b) SIGHUP mid-run --------------------------------------------------
-alive && [ -n "$(left "qemu-system-.*$procs")" ]
+alive && [ -n "$(left "$qemu")" ]
 ok $? "hup: the first run's QEMU is still up"
 t0=$(ms)
 kill -HUP "$pid" 2>/dev/null
@@ -143,7 +151,13 @@ ok $? "hup: ... saying it was interrupted by SIGHUP"
 gone hup "$tmp/a" "$t0"
 
 # --- (c) SIGINT before QEMU wrote qemu.pid --------------------------------
-start int "$tmp/c"
+# QEMU's tie writes qemu.pid within milliseconds of console.exp's start:
+# here the timeout before it takes a second to start
+mkdir "$tmp/slow"
+printf '#!/bin/sh\nsleep 1\nexec %s "$@"\n' "$(command -v timeout)" \
+	>"$tmp/slow/timeout"
+chmod +x "$tmp/slow/timeout"
+start int "$tmp/c" "$tmp/slow"
 wait_for "$job/console.log" 60
 ok $? "int: the console driver has started"
 t0=$(ms)
