@@ -95,6 +95,23 @@ static const struct line_case lines[] = {
 	  CLS_KERNEL_ERROR },
 	{ "[    2.4] WARNING: CPU: 0 PID: 57 at kernel/dma/debug.c:984 check_unmap+0x6a1/0x8a0",
 	  CLS_KERNEL_ERROR },
+	/* the farm's debug kernel (an O= build), tests/faults/ */
+	{
+		"[   11.018563] WARNING: CPU: 1 PID: 37 at ../../src/linux/kernel/dma/debug.c:984 check_unmap+0x509/0x1202",
+		CLS_KERNEL_ERROR,
+	},
+	{
+		"[    2.4] WARNING: CPU: 0 PID: 1 at /build/linux-6.1/kernel/dma/debug.c:984 check_unmap+0x1/0x2",
+		CLS_KERNEL_ERROR,
+	},
+	{ "[    2.4] WARNING: CPU: 0 PID: 1 at drivers/mykernel/dma/debug.c:9 x+0x1/0x2",
+	  CLS_OOPS },
+	{ "[    2.4] WARNING: CPU: 0 PID: 1 at lib/x.c:9 kernel/dma/debug.c:9+0x1/0x2",
+	  CLS_OOPS },
+	{
+		"[   11.0] WARNING: CPU: 1 PID: 37 at ../../build/module/x/sac_provoke.c:251 sac_provoke_init+0x208/0x1000 [sac_provoke]",
+		CLS_OOPS,
+	},
 	{ "[    2.4] BUG: workqueue lockup - pool cpus=0 node=0 flags=0x0 nice=0 stuck for 33s!",
 	  CLS_OOPS },
 	{ "[    2.4] Kernel panic - not syncing: softlockup: hung tasks", CLS_PANIC },
@@ -145,6 +162,10 @@ static const struct kerr_case kerr_lines[] = {
 	},
 	{ "[    2.4] DMA-API: exceeded 7 overlapping mappings of cacheline 0x0000000001234560",
 	  "dma-api" },
+	{
+		"[   11.0] WARNING: CPU: 1 PID: 37 at ../../src/linux/kernel/dma/debug.c:984 check_unmap+0x509/0x1202",
+		"dma-api",
+	},
 	/* near misses */
 	{
 		"[    0.1] rcu: RCU calculated value of scheduler-enlistment delay is 25 jiffies.",

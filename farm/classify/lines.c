@@ -163,18 +163,39 @@ static bool is_probe_failed(const char *l)
 }
 
 /*
+ * "WARNING: CPU: 0 PID: 57 at kernel/dma/debug.c:984 check_unmap...", the
+ * file as the build named it: "kernel/dma/debug.c" in the source tree, a
+ * path ending in "/kernel/dma/debug.c" from an O= build directory
+ * ("../../src/linux/kernel/dma/debug.c" in the farm's) or another tree.
+ */
+static bool is_dma_debug_warn(const char *l)
+{
+	const char *p = strstr(l, "WARNING: CPU: ");
+	const char *file;
+	size_t n;
+
+	p = p ? strstr(p, " at ") : NULL;
+	if (!p)
+		return false;
+	file = p + 4;
+	n = strcspn(file, " ");
+	p = strstr(file, "kernel/dma/debug.c:");
+	return p && p < file + n && (p == file || p[-1] == '/');
+}
+
+/*
  * kernel/dma/debug.c: err_printk() is a WARN whose message is "DMA-API:
  * DRIVER DEVICE: device driver frees DMA memory with different size ...",
- * then "WARNING: CPU: 0 PID: 57 at kernel/dma/debug.c:984 check_unmap...":
- * both lines are this class, not an oops. Its own troubles ("debugging out
- * of memory - disabling") are not a driver's error.
+ * then the WARNING line at kernel/dma/debug.c: both lines are this class,
+ * not an oops. Its own troubles ("debugging out of memory - disabling")
+ * are not a driver's error.
  */
 static bool is_dma_api(const char *l)
 {
 	const char *p = strstr(l, "DMA-API: ");
 
 	if (!p)
-		return has_then(l, "WARNING: CPU: ", " at kernel/dma/debug.c:");
+		return is_dma_debug_warn(l);
 	return strstr(p, " device driver ") || strstr(p, "mapping sg segment ") ||
 	       strstr(p, "cacheline tracking EEXIST") ||
 	       strstr(p, " overlapping mappings of cacheline ");
