@@ -41,19 +41,6 @@
 
 #include "edu.h"
 
-/* edu's BAR0 registers (QEMU docs/specs/edu.rst) */
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_CNT		0x90
-#define EDU_REG_DMA_CMD		0x98
-
-#define EDU_DMA_RUN		BIT(0)
-#define EDU_DMA_TO_RAM		BIT(1)	/* clear: RAM -> edu, set: edu -> RAM */
-
-/* edu's internal DMA buffer, as seen from the DMA engine */
-#define EDU_BUF_BASE		0x40000
-#define EDU_BUF_SIZE		SZ_4K
-
 /* edu starts a transfer 100 ms (virtual) after the command; TCG is slow */
 #define SAC_EDU_POLL_US		1000
 #define SAC_EDU_TIMEOUT_US	(3 * USEC_PER_SEC)
