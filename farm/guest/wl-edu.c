@@ -99,7 +99,7 @@ static const char *kv_str(const char *line, const char *key, char *buf,
  * The unbound edu device with the lowest PCI address: a second one at a
  * higher address may be the IOVA bench's (wl-iova.c takes the highest).
  */
-static bool edu_find(char *bdf, size_t cap)
+bool sac_edu_find(char *bdf, size_t cap)
 {
 	struct dirent *e;
 	bool found = false;
@@ -357,7 +357,7 @@ void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
 		return;
 	/* An instance left by an earlier workload has other parameters */
 	sac_edu_unload();
-	if (!edu_find(bdf, sizeof(bdf))) {
+	if (!sac_edu_find(bdf, sizeof(bdf))) {
 		sac_skip(r, "no unbound edu device (1234:11e8) on the PCI bus");
 		return;
 	}

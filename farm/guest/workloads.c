@@ -14,6 +14,7 @@ const struct sac_workload sac_workloads[] = {
 	{ "edu-declared", wl_edu_declared },
 	{ "sac-list-bad", wl_sac_list_bad },
 	{ "sac-race", wl_sac_race },
+	{ "provoke", wl_provoke },
 };
 
 const size_t sac_nworkloads = ARRAY_SIZE(sac_workloads);

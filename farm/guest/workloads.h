@@ -23,6 +23,7 @@ void wl_blk(struct sac_result *r);	/* wl-blk.c */
 void wl_nvme(struct sac_result *r);	/* wl-blk.c */
 void wl_net(struct sac_result *r);	/* wl-net.c */
 void wl_iova(struct sac_result *r);	/* wl-iova.c */
+void wl_provoke(struct sac_result *r);	/* wl-provoke.c */
 void wl_edu_lying(struct sac_result *r);	/* wl-edu.c */
 void wl_edu_honest(struct sac_result *r);	/* wl-edu.c */
 void wl_edu_listed(struct sac_result *r);	/* wl-sacpol.c */
@@ -36,5 +37,7 @@ void wl_sac_race(struct sac_result *r);	/* wl-sacpol.c */
 void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
 		 unsigned int flags);
 void sac_edu_unload(void);
+/* The unbound edu device with the lowest PCI address, into bdf. */
+bool sac_edu_find(char *bdf, size_t cap);
 
 #endif /* SAC_WORKLOADS_H */
