@@ -68,7 +68,7 @@ all-release-check: deps host-tools
 farm-tools: host-tools farm-runner guest-agents farm-modules
 
 check: deps host-tools all-kernels debug-kernels all-release-check farm-tools all-debs
-	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/debs tests/lava tests/lava-lab
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/faults tests/debs tests/lava tests/lava-lab
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
 # (lava-server + lava-worker, scripts/lava-lab) running rendered jobs
