@@ -49,7 +49,9 @@ base_fragments() {
 	farm) printf '%s\n' "$FRAGMENTS/base/farm-common.config" \
 		"$FRAGMENTS/base/farm-$2.config" ;;
 	debug) base_fragments farm "$2"
-		echo "$FRAGMENTS/base/debug.config" ;;
+		echo "$FRAGMENTS/base/debug.config"
+		[ ! -f "$FRAGMENTS/base/debug-$2.config" ] ||
+			echo "$FRAGMENTS/base/debug-$2.config" ;;
 	release) echo "$FRAGMENTS/base/release.config" ;;
 	*) die "unknown base '$1' (known: farm debug release)" ;;
 	esac
