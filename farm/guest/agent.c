@@ -492,7 +492,8 @@ int sac_load_module(const char *path, const char *params)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+	if (syscall(SYS_finit_module, fd, params ? params : "",
+		    sac_module_init_flags(path)))
 		rc = -errno;
 	close(fd);
 	return rc;
@@ -529,7 +530,10 @@ static void load_listed_modules(void)
 		if (line[0] != '/')
 			continue;
 		rc = sac_load_module(line, NULL);
-		if (rc && rc != -EEXIST)
+		if (rc == -EOPNOTSUPP)
+			sac_log("cannot load %s: this kernel cannot decompress modules (no CONFIG_MODULE_DECOMPRESS)",
+				line);
+		else if (rc && rc != -EEXIST)
 			sac_log("cannot load %s: %s", line, strerror(-rc));
 	}
 	fclose(list);

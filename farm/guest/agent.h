@@ -116,6 +116,12 @@ u64 sac_nonce_seed(void);
  * (the guest has no insmod). Returns 0 or a negative errno.
  */
 int sac_load_module(const char *path, const char *params);
+/*
+ * finit_module(2) flags for the file at @path: a compressed module
+ * (.ko.xz, .ko.zst, .ko.gz, as distribution kernels ship them) is handed
+ * to the kernel to decompress (CONFIG_MODULE_DECOMPRESS), as kmod does.
+ */
+int sac_module_init_flags(const char *path);
 int sac_unload_module(const char *name);
 
 #define SAC_PCI_DIR	"/sys/bus/pci/devices"

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <linux/module.h>
 
 #include "agent.h"
 
@@ -774,4 +775,17 @@ bool sac_pci_bound(const char *bdf)
 
 	snprintf(path, sizeof(path), "%s/%s/driver", SAC_PCI_DIR, bdf);
 	return lstat(path, &st) == 0;
+}
+
+int sac_module_init_flags(const char *path)
+{
+	static const char *const compressed[] = { ".xz", ".zst", ".gz" };
+	size_t len = strlen(path), n, i;
+
+	for (i = 0; i < ARRAY_SIZE(compressed); i++) {
+		n = strlen(compressed[i]);
+		if (len > n && !strcmp(path + len - n, compressed[i]))
+			return MODULE_INIT_COMPRESSED_FILE;
+	}
+	return 0;
 }

@@ -348,6 +348,8 @@ int main(int argc, char **argv)
 		return do_escape(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "gunzip"))
 		return do_gunzip();
+	if (argc == 3 && !strcmp(argv[1], "modflags"))
+		return !printf("%d\n", sac_module_init_flags(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "sacflag"))
 		return do_sacflag();
 	if (argc == 5 && !strcmp(argv[1], "result"))
@@ -360,7 +362,7 @@ int main(int argc, char **argv)
 		return do_hmac(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "sign"))
 		return do_sign(argv[2], argv[3]);
-	die("usage: agent-unit cmdline|escape CAP|gunzip|sacflag|"
+	die("usage: agent-unit cmdline|escape CAP|gunzip|sacflag|modflags PATH|"
 	    "result NM ND LEN|identity NPCI LEN|sha256|hmac KEYHEX|"
 	    "sign KEYHEX NONCE");
 	return 2;

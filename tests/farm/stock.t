@@ -7,31 +7,12 @@
 # the farm builds sac_edu.ko from them: edu-honest passes, and so does
 # edu-lying, every IOVA below 4 GiB (stock 6.1 has the SAC trick on).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-dir=$BUILD_DIR/stock-kernel
-mkdir -p "$dir"
-if ! ls "$dir"/linux-image-6.1.0-*-amd64_*.deb >/dev/null 2>&1; then
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n 1)
-	[ -n "$pkg" ] || skip_all "apt does not know linux-image-amd64"
-	(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >/dev/null 2>&1) ||
-		skip_all "cannot download $pkg"
-fi
-deb=$(ls "$dir"/linux-image-6.1.0-*-amd64_*.deb | head -n 1)
-ver=$(dpkg-deb -f "$deb" Version)
-hdr=linux-headers-$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')
-
-# fetch PKG: PKG at the image's version into $dir, unless it is there
-fetch() {
-	ls "$dir/${1}_${ver}_"*.deb >/dev/null 2>&1 ||
-		(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$1=$ver" >/dev/null 2>&1) ||
-		skip_all "cannot download $1 $ver"
-}
-fetch "$hdr"
-for p in $(dpkg-deb -f "$dir/${hdr}_${ver}_amd64.deb" Depends | tr ',' '\n' |
-	sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p'); do
-	fetch "$p"
-done
+pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n 1)
+[ -n "$pkg" ] || skip_all "apt does not know linux-image-amd64"
+stock_kernel "$pkg" amd64
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan 8

@@ -232,5 +232,13 @@ fi
 "$u" sign abc $n </dev/null >/dev/null 2>&1
 is $? 2 "sign: a key that is not 32 bytes is refused"
 
+## module loading: a distribution's compressed modules go to the kernel
+## to decompress (MODULE_INIT_COMPRESSED_FILE is 4), plain ones as they are
+for m in nvme-core.ko.xz virtio_blk.ko.zst e1000.ko.gz; do
+	is "$("$u" modflags "/lib/modules/6.12.0/kernel/$m")" 4 "modflags: $m is decompressed by the kernel"
+done
+is "$("$u" modflags /lib/modules/6.1.0/extra/sac_edu.ko)" 0 "modflags: a plain .ko is passed as it is"
+is "$("$u" modflags .xz)" 0 "modflags: a name that is only the suffix is not a module"
+
 plan "$tap_n"
 done_testing

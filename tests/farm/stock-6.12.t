@@ -1,0 +1,55 @@
+#!/bin/sh
+# Debian's stock 6.12 kernels (bookworm-security, Debian 13's series) in
+# the farm, amd64 on x86-intel and arm64 on arm64-smmuv3. They ship their
+# modules xz-compressed: the agent hands those to the kernel to
+# decompress (MODULE_INIT_COMPRESSED_FILE), so the virtio and NVMe
+# drivers load and blk, nvme and net run instead of ending as skips. The
+# farm modules build against the 6.12 headers, which need pahole for
+# BTF. edu-lying passes: 6.12 has mainline's adaptive SAC trick, and the
+# lying device's first 32-bit allocation does not fail.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
+command -v jq >/dev/null || skip_all "jq missing (make deps)"
+workloads="boot blk nvme net edu-honest edu-lying iova-bench"
+# newest PATTERN: the newest package apt knows whose name matches PATTERN
+newest() {
+	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 |
+		sort -V | tail -n 1
+}
+debs=
+for arch in amd64 arm64; do
+	pkg=$(newest "^linux-image-6\.12\.[0-9]*[+]deb12-$arch-unsigned\$")
+	[ -n "$pkg" ] || skip_all "apt knows no linux-image-6.12 for $arch"
+	stock_kernel "$pkg" "$arch"
+	debs="$debs --kernel $deb"
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plan $((2 * 7 + 3))
+
+# shellcheck disable=SC2086
+"$top/farm/farm" run $debs --machine x86-intel --machine arm64-smmuv3 \
+	$(for w in $workloads; do echo --workload "$w"; done) \
+	--out "$tmp/r" >"$tmp/out" 2>&1
+sed 's/^/# /' "$tmp/out"
+run=$tmp/r/latest
+res=$run/results.json
+# q MACHINE WORKLOAD JQ: JQ applied to that cell's record
+q() {
+	jq -r --arg m "$1" --arg w "$2" '.records[] | select(.axes.machine == $m
+		and .axes.workload == $w) | '"$3" "$res"
+}
+for m in x86-intel arm64-smmuv3; do
+	for w in $workloads; do
+		is "$(q "$m" "$w" .outcome)" pass \
+			"$m: $w passes on stock 6.12 ($(q "$m" "$w" .reason))"
+	done
+done
+! grep -h 'sac-agent: cannot load' "$run"/jobs/*/console.log | sed 's/^/# /' | grep -q .
+ok $? "every compressed module the kernels need loaded"
+like "$(grep -l 'nvme nvme0' "$run"/jobs/*nvme*/console.log | wc -l)" '^2$' \
+	"the NVMe driver (nvme.ko.xz) bound a controller on both machines"
+is "$(jq -r '[.records[] | select(.axes.workload == "edu-lying")
+	| .metrics["edu-lying.above_4g"]] | add' "$res")" 0 \
+	"adaptive SAC kept every lying transfer's IOVA below 4 GiB"
+done_testing
