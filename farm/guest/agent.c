@@ -531,8 +531,8 @@ static void load_listed_modules(void)
 			continue;
 		rc = sac_load_module(line, NULL);
 		if (rc == -EOPNOTSUPP)
-			sac_log("cannot load %s: this kernel cannot decompress modules (no CONFIG_MODULE_DECOMPRESS)",
-				line);
+			sac_log("cannot load %s: %s", line,
+				"this kernel cannot decompress modules (no CONFIG_MODULE_DECOMPRESS)");
 		else if (rc && rc != -EEXIST)
 			sac_log("cannot load %s: %s", line, strerror(-rc));
 	}

@@ -32,6 +32,21 @@ static void die(const char *msg)
 	exit(2);
 }
 
+static void __noreturn print_usage(void)
+{
+	static const char *const commands[] = {
+		"cmdline", "escape CAP", "gunzip", "sacflag", "modflags PATH",
+		"result NM ND LEN", "identity NPCI LEN", "sha256",
+		"hmac KEYHEX", "sign KEYHEX NONCE",
+	};
+	size_t i;
+
+	fputs("usage: agent-unit COMMAND, one of:\n", stderr);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(stderr, "  %s\n", commands[i]);
+	exit(2);
+}
+
 static unsigned char *read_stdin(size_t *len)
 {
 	size_t cap = 65536, n = 0;
@@ -362,8 +377,5 @@ int main(int argc, char **argv)
 		return do_hmac(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "sign"))
 		return do_sign(argv[2], argv[3]);
-	die("usage: agent-unit cmdline|escape CAP|gunzip|sacflag|modflags PATH|"
-	    "result NM ND LEN|identity NPCI LEN|sha256|hmac KEYHEX|"
-	    "sign KEYHEX NONCE");
-	return 2;
+	print_usage();
 }

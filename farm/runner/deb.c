@@ -155,31 +155,6 @@ static char *find_one(const char *root, const char *pattern)
 }
 
 /*
- * A .deb has no usr/gen_init_cpio next to it: build one from the
- * unpacked kernel source, once.
- */
-static char *gen_init_cpio_for_debs(void)
-{
-	char *bin = xasprintf("%s/gen_init_cpio", farm.cache);
-	char *src = xasprintf("%s/src/linux/usr/gen_init_cpio.c", farm.build);
-	char *log = xasprintf("%s.log", bin);
-	char *const argv[] = { "cc", "-O2", "-o", bin, src, NULL };
-
-	if (is_file(bin))
-		goto out;
-	if (!is_file(src))
-		die("no %s to build gen_init_cpio from (unpack the kernel source first)",
-		    src);
-	if (run_argv(argv, log, log, 120) != 0)
-		die("building gen_init_cpio failed, see %s", log);
-	unlink(log);
-out:
-	free(src);
-	free(log);
-	return bin;
-}
-
-/*
  * A .deb ships no modules.dep (depmod runs at install time): make one in
  * the unpacked tree. depmod -b only reads and writes files under it.
  */
@@ -238,7 +213,6 @@ void deb_unpack(struct kernel *k, const char *path, char **deb_arch)
 	k->release = xstrdup(base);
 	k->moddir = root;
 	depmod_tree(k);
-	k->gen_init_cpio = gen_init_cpio_for_debs();
 	*deb_arch = xstrdup(d.arch);
 	deb_info_free(&d);
 }

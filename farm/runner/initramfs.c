@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest's initramfs: /init = the agent for the kernel's arch, a
- * /dev/console node, and the modules the workload needs, packed without
- * root by the kernel's own gen_init_cpio. Cached per kernel and workload
- * and rebuilt when any input is newer than the archive.
+ * /dev/console node, and the modules the workload needs, written here as
+ * a newc archive (no root, and no gen_init_cpio, whose list format cannot
+ * name a path with a blank in it). Cached per kernel and workload, and
+ * rewritten when its member list changes or an input is newer than it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -16,9 +17,18 @@
 #include "chain.h"
 #include "runner.h"
 
+/* One archive member: a directory, a device node, or a host file. */
+struct cpio_entry {
+	char *guest;
+	char *host;		/* a regular file's contents, else NULL */
+	unsigned int mode;	/* S_IF* type and permissions */
+	unsigned int rmajor, rminor;
+};
+
 struct cpio_list {
-	FILE *f;
 	const struct kernel *k;
+	struct cpio_entry *e;
+	size_t n, cap;
 	time_t newest;		/* of every input file */
 	char *missing;		/* first input that could not be found */
 	json_t *seen;		/* guest paths already in the list */
@@ -45,15 +55,36 @@ static void note_input(struct cpio_list *l, const char *path)
 	}
 }
 
-/* Emits the parent dirs of a guest path that are not in the list yet. */
+static struct cpio_entry *add_entry(struct cpio_list *l, const char *guest,
+				    const char *host, unsigned int mode)
+{
+	struct cpio_entry *e;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->e = xrealloc(l->e, l->cap * sizeof(*l->e));
+	}
+	e = &l->e[l->n++];
+	*e = (struct cpio_entry){ .guest = xstrdup(guest),
+				  .host = host ? xstrdup(host) : NULL,
+				  .mode = mode };
+	return e;
+}
+
+static void add_dir(struct cpio_list *l, const char *guest, unsigned int perm)
+{
+	if (first_time(l, guest))
+		add_entry(l, guest, NULL, S_IFDIR | perm);
+}
+
+/* Adds the parent dirs of a guest path that are not in the list yet. */
 static void add_dirs(struct cpio_list *l, const char *guest)
 {
 	char *p = xstrdup(guest), *s;
 
 	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		if (first_time(l, p))
-			fprintf(l->f, "dir %s 0755 0 0\n", p);
+		add_dir(l, p, 0755);
 		*s = '/';
 	}
 	free(p);
@@ -65,7 +96,7 @@ static void add_file(struct cpio_list *l, const char *guest, const char *host,
 	if (!first_time(l, guest))
 		return;
 	add_dirs(l, guest);
-	fprintf(l->f, "file %s %s 0%o 0 0\n", guest, host, mode);
+	add_entry(l, guest, host, S_IFREG | mode);
 	note_input(l, host);
 }
 
@@ -186,40 +217,163 @@ static void add_farm_module(struct cpio_list *l, const struct workload *w)
 	free(guest);
 }
 
-static int write_list(struct cpio_list *l, const struct workload *w,
-		      const char *list, const char *order_path)
+static void list_members(struct cpio_list *l, const struct workload *w,
+			 const char *order_path)
 {
 	char *agent = xasprintf("%s/guest/%s/sac-agent", farm.build, l->k->arch);
 	char *guest_order = xasprintf("/lib/modules/%s/modules.sac",
 				      l->k->release);
+	struct cpio_entry *console;
 	struct stat st;
 	FILE *order;
 
-	l->f = fopen(list, "w");
 	order = fopen(order_path, "w");
-	if (!l->f || !order)
-		die("cannot write %s", list);
-	fprintf(l->f, "dir /dev 0755 0 0\n");
-	fprintf(l->f, "nod /dev/console 0600 0 0 c 5 1\n");
-	fprintf(l->f, "dir /proc 0755 0 0\ndir /sys 0755 0 0\n");
-	fprintf(l->f, "dir /tmp 01777 0 0\n");
+	if (!order)
+		die("cannot write %s", order_path);
+	add_dir(l, "/dev", 0755);
+	console = add_entry(l, "/dev/console", NULL, S_IFCHR | 0600);
+	console->rmajor = 5;
+	console->rminor = 1;
+	add_dir(l, "/proc", 0755);
+	add_dir(l, "/sys", 0755);
+	add_dir(l, "/tmp", 01777);
 	add_file(l, "/init", agent, 0755);
 	if (l->k->moddir)
 		add_tree_modules(l, w, order);
 	add_farm_module(l, w);
-	fclose(order);
+	if (fclose(order))
+		die("cannot write %s", order_path);
 	if (stat(order_path, &st) == 0 && st.st_size > 0)
 		add_file(l, guest_order, order_path, 0644);
 	free(agent);
 	free(guest_order);
-	return fclose(l->f);
 }
 
-static bool fresh(const char *cpio, time_t newest)
+static void list_free(struct cpio_list *l)
 {
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->e[i].guest);
+		free(l->e[i].host);
+	}
+	free(l->e);
+	json_decref(l->seen);
+	free(l->missing);
+}
+
+/*
+ * The member list as text, one a line (mode, device, guest path, host
+ * path): what a cached archive was made from, kept beside it.
+ */
+static char *manifest(const struct cpio_list *l)
+{
+	char *text = xstrdup(""), *more;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		more = xasprintf("%s0%o %u:%u %s\t%s\n", text, l->e[i].mode,
+				 l->e[i].rmajor, l->e[i].rminor, l->e[i].guest,
+				 l->e[i].host ? l->e[i].host : "-");
+		free(text);
+		text = more;
+	}
+	return text;
+}
+
+static bool fresh(const char *cpio, const char *list, const char *text,
+		  time_t newest)
+{
+	char *old = read_text(list, strlen(text) + 2);
+	bool same = old && !strcmp(old, text);
 	struct stat st;
 
-	return stat(cpio, &st) == 0 && st.st_mtime >= newest;
+	free(old);
+	return same && stat(cpio, &st) == 0 && st.st_mtime >= newest;
+}
+
+/* Zero bytes up to the next multiple of 4 of @off, as newc wants. */
+static void pad4(FILE *f, long off)
+{
+	for (; off % 4; off++)
+		fputc(0, f);
+}
+
+/*
+ * A newc header (the format of init/initramfs.c) and its name, padded to
+ * 4 bytes; the member's @size bytes of data follow. @f is at a multiple
+ * of 4. Owner root, mtime 0: the same inputs give the same archive.
+ */
+static void newc_header(FILE *f, unsigned int ino, const struct cpio_entry *e,
+			size_t size)
+{
+	size_t namesize = strlen(e->guest) + 1;
+
+	fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
+		ino, e->mode, 0, 0, S_ISDIR(e->mode) ? 2 : 1, 0, size, 0, 0,
+		e->rmajor, e->rminor, namesize, 0);
+	fwrite(e->guest, 1, namesize, f);
+	pad4(f, 110 + namesize);
+}
+
+/* A member with its data in memory (newc names have no leading '/'). */
+static void newc_entry(FILE *f, unsigned int ino, unsigned int mode,
+		       const char *name, const char *data, size_t size)
+{
+	struct cpio_entry e = { .guest = (char *)name, .mode = mode };
+
+	newc_header(f, ino, &e, size);
+	fwrite(data, 1, size, f);
+	pad4(f, size);
+}
+
+/* A regular member whose data is the host file e->host. 0, or -1. */
+static int newc_file(FILE *f, unsigned int ino, const struct cpio_entry *e)
+{
+	char buf[65536];
+	FILE *in = fopen(e->host, "rb");
+	struct stat st;
+	size_t n, left;
+
+	if (!in || fstat(fileno(in), &st)) {
+		if (in)
+			fclose(in);
+		return -1;
+	}
+	newc_header(f, ino, e, st.st_size);
+	for (left = st.st_size; left; left -= n) {
+		n = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), in);
+		if (!n)
+			break;
+		fwrite(buf, 1, n, f);
+	}
+	fclose(in);
+	pad4(f, st.st_size);
+	return left ? -1 : 0;
+}
+
+/* The archive of every member into @path. 0, or -1. */
+static int write_cpio(const struct cpio_list *l, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	struct cpio_entry e;
+	int bad = !f;
+	size_t i;
+
+	for (i = 0; f && !bad && i < l->n; i++) {
+		/* names are relative to the root: no leading '/' */
+		e = l->e[i];
+		e.guest += strspn(e.guest, "/");
+		if (e.host)
+			bad = newc_file(f, i + 1, &e);
+		else
+			newc_header(f, i + 1, &e, 0);
+	}
+	if (!f)
+		return -1;
+	newc_entry(f, 0, 0, "TRAILER!!!", "", 0);
+	bad |= ferror(f);
+	return fclose(f) || bad ? -1 : 0;
 }
 
 /*
@@ -236,56 +390,35 @@ char *initramfs_get(const struct kernel *k, const struct workload *w,
 	char *order = xasprintf("%s/%s.modules", dir, w->name);
 	char *tmp = xasprintf("%s.tmp%d", cpio, getpid());
 	struct cpio_list l = { .k = k, .seen = json_object() };
-	char *const argv[] = { k->gen_init_cpio, list, NULL };
+	char *text;
 
 	mkdir_p(dir);
-	write_list(&l, w, list, order);
-	note_input(&l, k->gen_init_cpio);
+	list_members(&l, w, order);
+	text = manifest(&l);
 	if (l.missing) {
 		*why = xasprintf("missing %s", l.missing);
 		free(cpio);
 		cpio = NULL;
 		goto out;
 	}
-	if (fresh(cpio, l.newest))
+	if (fresh(cpio, list, text, l.newest))
 		goto out;
-	if (run_argv(argv, tmp, NULL, 60) != 0 || rename(tmp, cpio)) {
+	/* the list is written last: an archive counts only beside its list */
+	unlink(list);
+	if (write_cpio(&l, tmp) || rename(tmp, cpio)) {
 		unlink(tmp);
-		die("gen_init_cpio failed for %s (list %s)", cpio, list);
+		die("cannot write the initramfs %s", cpio);
 	}
+	if (write_text(list, text))
+		die("cannot write %s", list);
 out:
-	json_decref(l.seen);
-	free(l.missing);
+	list_free(&l);
+	free(text);
 	free(dir);
 	free(list);
 	free(order);
 	free(tmp);
 	return cpio;
-}
-
-/* Zero bytes up to the next multiple of 4 of @off, as newc wants. */
-static void pad4(FILE *f, long off)
-{
-	for (; off % 4; off++)
-		fputc(0, f);
-}
-
-/*
- * One newc entry (the format of the kernel's usr/gen_init_cpio and
- * init/initramfs.c): the 110-byte header, the name and the data, each
- * padded to 4 bytes. @f is at a multiple of 4.
- */
-static void newc_entry(FILE *f, unsigned int ino, unsigned int mode,
-		       const char *name, const char *data, size_t size)
-{
-	size_t namesize = strlen(name) + 1;
-
-	fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
-		ino, mode, 0, 0, 1, 0, size, 0, 0, 0, 0, namesize, 0);
-	fwrite(name, 1, namesize, f);
-	pad4(f, 110 + namesize);
-	fwrite(data, 1, size, f);
-	pad4(f, size);
 }
 
 /*

@@ -141,9 +141,6 @@ static void odir_open(struct kernel *k, const char *dir)
 	if (!k->release || !*k->release)
 		die("kernel %s: no include/config/kernel.release", k->spec);
 	k->release[strcspn(k->release, "\n")] = '\0';
-	k->gen_init_cpio = xasprintf("%s/usr/gen_init_cpio", real);
-	if (!is_file(k->gen_init_cpio))
-		die("kernel %s: no usr/gen_init_cpio", k->spec);
 }
 
 /* A linux-image .deb: unpacked, its config's arch the package's. */

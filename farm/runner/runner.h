@@ -97,7 +97,6 @@ struct kernel {
 	char *config;		/* its .config */
 	char *moddir;		/* tree holding lib/modules/<release>, or NULL */
 	char *odir;		/* O= dir (farm module builds), or NULL */
-	char *gen_init_cpio;
 	json_t *kconfig;	/* CONFIG_X -> "y" | "m" | string */
 	struct farm_modules *farm_modules;
 };

@@ -129,7 +129,7 @@ is "$out" "farm: error: FARM_QEMU_USER=no-such-user-$$: no such user" \
 # the kernel's build dir, copied where only root can read it
 k=$tmp/private/amd64-farm-desktop
 mkdir -p "$k/arch/x86/boot" "$k/include/config" "$k/usr"
-for f in .config include/config/kernel.release usr/gen_init_cpio \
+for f in .config include/config/kernel.release \
 	arch/x86/boot/bzImage; do
 	cp -p "$amd64/$f" "$k/$f"
 done
