@@ -24,6 +24,13 @@ farm_test() {
 	trap 'rm -rf "$tmp"' EXIT
 }
 
+# bookworm_image ARCH: the image package Debian's linux-image-ARCH
+# metapackage depends on (linux-image-6.1.0-N-ARCH), or nothing.
+bookworm_image() {
+	apt-cache depends "linux-image-$1" 2>/dev/null |
+		sed -n "s/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-$1\)\$/\1/p" | head -n 1
+}
+
 # stock_kernel PACKAGE ARCH: Debian's kernel image PACKAGE for ARCH from
 # the machine's apt sources, with the linux-headers and linux-kbuild
 # packages its headers need at the same version (kbuild for this
@@ -31,6 +38,7 @@ farm_test() {
 # downloaded once. $deb becomes the image's .deb, $hdr its headers'
 # package name. Skips the whole test when apt cannot get them.
 stock_kernel() {
+	[ -n "$1" ] || skip_all "apt knows no such $2 kernel image"
 	stock_dir=$BUILD_DIR/stock-kernel
 	mkdir -p "$stock_dir"
 	stock_get "$1" "$2" "*"
