@@ -13,6 +13,10 @@ PROVE   := prove --timer -f
 .PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
+# The targets share one kernel source tree and two cores: make -j runs
+# them one after the other (each kernel build is parallel inside).
+.NOTPARALLEL:
+
 all: kernels
 
 deps:

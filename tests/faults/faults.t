@@ -136,6 +136,41 @@ EOF
 			verdict redone "killed while patching, no stamp left; the rerun: $(grep unpacking "$t/out")"
 		fi
 		;;
+	concurrent)
+		# a second kernel-build on the same build dir while the first
+		# patches: it must wait, and find the tree done, not race it
+		printf '0001-applies.patch\n' >"$r/patches/series"
+		rm -rf "$src" "$src.tmp" "$t/patching"
+		mkdir -p "$t/slow"
+		cat >"$t/slow/patch" <<EOF
+#!/bin/sh
+: >"$t/patching"
+sleep 2
+exec /usr/bin/patch "\$@"
+EOF
+		chmod +x "$t/slow/patch"
+		PATH=$t/slow:$PATH env BUILD_DIR="$t/bd" \
+			LINUX_TARBALL="$t/linux-fake.tar.xz" \
+			"$r/scripts/kernel-build" source amd64 farm desktop \
+			>"$t/first" 2>&1 &
+		first=$!
+		n=0
+		while [ ! -e "$t/patching" ] && [ $n -lt 300 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		kb source amd64 farm desktop >"$t/out" 2>&1
+		rc=$?
+		wait $first
+		if [ ! -e "$t/patching" ]; then
+			verdict error "the first kernel-build never reached its patches: $(tail -n 1 "$t/first")"
+		elif [ $rc -ne 0 ] || grep -q unpacking "$t/out" ||
+			! grep -q patched "$src/README"; then
+			verdict pass "the second build did not wait (exit $rc): $(tail -n 1 "$t/out")"
+		else
+			verdict waited "$(grep waiting "$t/out")"
+		fi
+		;;
 	esac
 }
 

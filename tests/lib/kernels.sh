@@ -56,15 +56,14 @@ stock_kernel() {
 }
 
 # stock_get NAME ARCH VERSION: that package (VERSION "*": any) into
-# $stock_dir, unless it is there (an arch-all package counts for any).
+# $stock_dir, unless it is there (an arch-all package counts for any),
+# through scripts/apt-download, which needs no foreign dpkg arch.
 stock_get() {
 	for f in "$stock_dir/${1}_"$3"_$2.deb" "$stock_dir/${1}_"$3"_all.deb"; do
 		[ ! -e "$f" ] || return 0
 	done
 	v="=$3"
 	[ "$3" != "*" ] || v=
-	(cd "$stock_dir" &&
-		{ apt-get download -q -o APT::Sandbox::User=root "$1:$2$v" ||
-			apt-get download -q -o APT::Sandbox::User=root "$1$v"; } \
-		>/dev/null 2>&1) || skip_all "cannot download $1:$2$v"
+	(cd "$stock_dir" && "$top/scripts/apt-download" "$2" "$1$v" >/dev/null 2>&1) ||
+		skip_all "cannot download $1$v for $2"
 }
