@@ -4,6 +4,8 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$top/build}
 FRAGMENTS=${FRAGMENTS:-$top/config-fragments}
+# The project's persistent compiler cache, outside the checkout.
+SAC_CCACHE_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/sac-farm/ccache
 
 # -h or --help anywhere in a script's arguments: its header comment (the
 # lines after #!, up to the first that is not a comment, holding a
@@ -55,6 +57,15 @@ base_fragments() {
 	release) echo "$FRAGMENTS/base/release.config" ;;
 	*) die "unknown base '$1' (known: farm debug release)" ;;
 	esac
+}
+
+# debian_config_of ARCH: Debian's shipped config for ARCH, from the
+# installed linux-config-6.1 (a build dependency) or an earlier
+# fetch-debian-config; nothing if neither has it.
+debian_config_of() {
+	for _dir in /usr/src/linux-config-6.1 "$BUILD_DIR/debian-config/$1"; do
+		[ ! -f "$_dir/config.${1}_none_$1.xz" ] || echo "$_dir/config.${1}_none_$1.xz"
+	done | head -n 1
 }
 
 check_base() {

@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fls=$("$top/scripts/flavours")
 nfl=$(printf '%s\n' "$fls" | wc -l)
-plan $((8 + nfl))
+plan $((10 + nfl))
 
 out=$("$gen" --stdout 2>&1)
 ok $? "gencontrol runs"
@@ -21,12 +21,20 @@ ok $r "debian/control is up to date with config-fragments/ (else: scripts/gencon
 src=$(sed '/^$/q' "$ctl")
 like "$src" '^Source: linux-sac' "the source stanza comes first"
 like "$src" 'linux-source-6\.1' "the source stanza keeps the project's Build-Depends"
+up=$(dpkg-parsechangelog -l "$top/debian/changelog" -SVersion)
+up=${up%-*}
+next=${up%.*}.$((${up##*.} + 1))
+is "$(printf '%s\n' "$src" | grep -c "linux-source-6\.1 (\(>= $up~\|<< $next~\))")" 2 \
+	"Build-Depends pins linux-source-6.1 to $up, debian/changelog's upstream"
+deps=$(printf '%s\n' "$src" | sed -n '/^Build-Depends:/,/^[A-Z#]/p')
+unlike=$(printf '%s\n' "$deps" | grep -E ' (qemu|lava|chromium|postgresql|lintian|jq|expect)' || true)
+is "$unlike" "" "no test tool in Build-Depends (they are in tests/control, debian/tests/control)"
 
 for f in $fls; do
 	kr=6.1.192-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
 		"$top/config-fragments/$f.config")
-	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
-	is "$n" 4 "flavour $f: image, headers and two metapackages for $kr"
+	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
+	is "$n" 5 "flavour $f: image, headers, -dbg and two metapackages for $kr"
 done
 
 # A new flavour makes debian/control out of date.

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The package build honours its builder: debian/rules turns
+# DEB_BUILD_OPTIONS' parallel=N into kbuild's -jN (one job without it),
+# uses ccache only when the builder set CCACHE_DIR, never downloads, and
+# names the linux source in Built-Using; scripts/kernel-build does what
+# it is told (a stand-in make records what it was asked, on a tiny
+# tarball: no kernel is built).
+. "$(dirname "$0")/../lib/tap.sh"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+plan 12
+
+# rules_var VAR [ENV...]: VAR as debian/rules sets it under ENV.
+rules_var() {
+	v=$1
+	shift
+	(cd "$top" && env -u DEB_BUILD_OPTIONS -u CCACHE_DIR "$@" make -s -f debian/rules \
+		--eval "sac-show-var: ; @echo '\$($v)'" sac-show-var 2>/dev/null)
+}
+is "$(rules_var SAC_JOBS)" 1 "no parallel= in DEB_BUILD_OPTIONS: one job"
+is "$(rules_var SAC_JOBS DEB_BUILD_OPTIONS='nocheck parallel=3')" 3 "parallel=3: three jobs"
+is "$(rules_var SAC_CCACHE_DIR)" "" "no CCACHE_DIR from the builder: no ccache"
+is "$(rules_var SAC_CCACHE_DIR CCACHE_DIR=/var/cache/ccache)" /var/cache/ccache \
+	"the builder's CCACHE_DIR: ccache there"
+is "$(rules_var SAC_OFFLINE)" 1 "the build never downloads"
+src=$(dpkg-query -W -f '${source:Package} (= ${source:Version})' linux-source-6.1 2>/dev/null)
+is "$(rules_var BUILT_USING)" "${src:-none}" "Built-Using names the installed linux-source-6.1's source"
+
+# kernel-build in a copy, on a tarball of two files, with a make that
+# records its CC and -j and fails (so nothing after it runs).
+repo=$t/repo
+mkdir -p "$repo/debian" "$repo/patches" "$t/fake/linux-fake" "$t/bd/host" "$t/bin"
+cp -r "$top/scripts" "$top/config-fragments" "$repo/"
+cp "$top/debian/changelog" "$repo/debian/"
+: >"$repo/patches/series"
+ln -s "$BUILD_DIR/host/kconfig-verify" "$t/bd/host/kconfig-verify"
+printf 'hello\n' >"$t/fake/linux-fake/README"
+tar -cJf "$t/linux-fake.tar.xz" -C "$t/fake" linux-fake
+cat >"$t/bin/make" <<'EOF2'
+#!/bin/sh
+for a in "$@"; do
+	case $a in CC=* | -j*) echo "$a" ;; esac
+done >"$MAKE_RECORD"
+exit 1
+EOF2
+chmod +x "$t/bin/make"
+# kb ENV...: kernel-build config amd64 farm desktop; its recorded make
+# arguments on one line.
+kb() {
+	rm -f "$t/rec"
+	env -u SAC_JOBS -u SAC_CCACHE_DIR -u CCACHE_DIR PATH="$t/bin:$PATH" \
+		MAKE_RECORD="$t/rec" BUILD_DIR="$t/bd" \
+		LINUX_TARBALL="$t/linux-fake.tar.xz" XDG_CACHE_HOME="$t/cache" "$@" \
+		"$repo/scripts/kernel-build" config amd64 farm desktop >"$t/out" 2>&1
+	tr '\n' ' ' <"$t/rec" 2>/dev/null
+}
+is "$(kb)" "CC=ccache gcc -j$(nproc) " "make's default: ccache (the project's cache) and nproc jobs"
+is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR=)" "CC=gcc -j3 " "SAC_CCACHE_DIR empty: plain gcc; SAC_JOBS=3: -j3"
+is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR="$t/cc")" "CC=ccache gcc -j3 " "SAC_CCACHE_DIR set: ccache"
+kb SAC_JOBS=lots >/dev/null
+is "$(wc -l <"$t/out") $(grep -c "SAC_JOBS='lots' is not a number" "$t/out")" "1 1" \
+	"SAC_JOBS=lots: one error line"
+
+# The release base without Debian's config for the arch, offline: one
+# line naming the build dependency, and no download attempted.
+printf '#!/bin/sh\necho called >"%s"\nexit 1\n' "$t/apt-called" >"$t/bin/apt-get"
+chmod +x "$t/bin/apt-get"
+env PATH="$t/bin:$PATH" BUILD_DIR="$t/bd" LINUX_TARBALL="$t/linux-fake.tar.xz" \
+	MAKE_RECORD="$t/rec" SAC_OFFLINE=1 SAC_CCACHE_DIR= \
+	"$repo/scripts/kernel-build" config arm64 release desktop >"$t/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ "$(grep -c 'install linux-config-6.1:arm64' "$t/out")" -eq 1 ]
+ok $? "offline release build without the arm64 config: fails naming linux-config-6.1:arm64"
+[ -d /usr/src/linux-config-6.1 ] && [ -f /usr/src/linux-config-6.1/config.arm64_none_arm64.xz ] &&
+	echo "# (this machine has the arm64 config installed: the case above did not apply)"
+[ ! -e "$t/apt-called" ]
+ok $? "and nothing was downloaded"
+done_testing
