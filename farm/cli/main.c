@@ -43,7 +43,8 @@ static const char usage_text[] =
 	"       farm lava submit [the run's options] --url http://HOST:PORT --token-file F\n"
 	"                [--user NAME]   (each cell to a LAVA lab; results as for run)\n"
 	"       farm boot --arch A --machine M --kernel SPEC [--workload W] [--append EXTRA]\n"
-	"  SPEC: a kernel build O= dir or a linux-image .deb\n"
+	"  SPEC: a kernel build O= dir, a linux-image .deb, or an installed\n"
+	"        ROOT/boot/vmlinuz-RELEASE (with ROOT/lib/modules/RELEASE)\n"
 	"  Exit status of run: 0 when every cell ended as farm/policy.conf expects,\n"
 	"  1 otherwise, 2 for bad input.\n";
 

@@ -14,11 +14,15 @@
 
 #include "runner.h"
 
-/* Runs argv and returns its output (at most 4 KiB), or NULL on failure. */
+/*
+ * Runs argv and returns its output (at most 4 KiB), or NULL on failure;
+ * tmp, which holds the output meanwhile, is in the farm cache.
+ */
 static char *capture(char *const argv[], const char *tmp)
 {
 	char *out;
 
+	mkdir_p(farm.cache);
 	if (run_argv(argv, tmp, "/dev/null", 120) != 0) {
 		unlink(tmp);
 		return NULL;
@@ -45,7 +49,6 @@ int deb_read(const char *path, struct deb_info *d)
 	size_t n;
 
 	memset(d, 0, sizeof(*d));
-	mkdir_p(farm.cache);
 	out = capture(argv, tmp);
 	free(tmp);
 	if (!out)

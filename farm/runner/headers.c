@@ -7,7 +7,8 @@
  * depends on, all of the image's version, are looked for next to the
  * --kernel .debs given, unpacked together into one tree under
  * $BUILD_DIR/farm-cache/headers/ (never installed), and kbuild builds
- * the modules into $BUILD_DIR/module/<kernel id>/.
+ * the modules into $BUILD_DIR/module/<kernel id>/. An installed kernel's
+ * are built against its installed headers.
  */
 #define _GNU_SOURCE
 #include <glob.h>
@@ -391,6 +392,27 @@ out:
 	json_decref(debs);
 }
 
+/* An installed kernel: its installed headers, if any. */
+static void resolve_installed(const struct kernel *k, struct farm_modules *fm)
+{
+	char *kdir = xasprintf("%s/usr/src/linux-headers-%s", k->moddir,
+			       k->release);
+	char *sum, *want;
+
+	if (!is_dir(kdir)) {
+		fm->gap = xasprintf("no %s (install linux-headers-%s)", kdir,
+				    k->release);
+		free(kdir);
+		return;
+	}
+	sum = file_sha256(k->image);
+	want = xasprintf("%.16s installed %s\n", sum, k->release);
+	fm->dir = build_modules(k, k->moddir, want);
+	free(want);
+	free(sum);
+	free(kdir);
+}
+
 /*
  * The directory holding the farm's modules for k, or NULL with *why
  * saying what is missing. Resolved (and for a .deb, built) once.
@@ -402,6 +424,8 @@ const char *kernel_farm_modules(const struct kernel *k, const char **why)
 	if (!fm->resolved) {
 		if (k->odir)
 			fm->dir = xasprintf("%s/module/%s", farm.build, k->id);
+		else if (k->installed)
+			resolve_installed(k, fm);
 		else
 			resolve_deb(k, fm);
 		fm->resolved = true;

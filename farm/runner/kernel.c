@@ -157,6 +157,41 @@ static void deb_open(struct kernel *k, const char *path)
 	headers_search_add(path);
 }
 
+/*
+ * An installed kernel, named by its image ROOT/boot/vmlinuz-RELEASE (an
+ * autopkgtest boots the package it has just installed): its config
+ * beside it, its modules and headers under the same ROOT, as dpkg left
+ * them.
+ */
+static void installed_open(struct kernel *k, const char *image)
+{
+	char real[PATH_MAX], *slash;
+
+	if (!realpath(image, real))
+		die("kernel %s: cannot resolve the path", k->spec);
+	slash = strrchr(real, '/');
+	if (slash - real < 5 || strncmp(slash - 5, "/boot", 5))
+		die("kernel %s: an installed kernel is ROOT/boot/vmlinuz-RELEASE",
+		    k->spec);
+	k->image = xstrdup(real);
+	k->release = xstrdup(slash + strlen("/vmlinuz-"));
+	k->name = xasprintf("installed-%s", k->release);
+	k->id = xstrdup(k->name);
+	k->installed = true;
+	slash[-5] = '\0';
+	k->moddir = xstrdup(*real ? real : "/");
+	k->config = xasprintf("%s/boot/config-%s", real, k->release);
+	if (!is_file(k->config))
+		die("kernel %s: no %s beside it", k->spec, k->config);
+}
+
+static bool is_installed_image(const char *spec)
+{
+	const char *base = strrchr(spec, '/');
+
+	return !strncmp(base ? base + 1 : spec, "vmlinuz-", 8);
+}
+
 struct kernel *kernel_open(const char *spec)
 {
 	struct kernel *k = xcalloc(1, sizeof(*k));
@@ -166,10 +201,14 @@ struct kernel *kernel_open(const char *spec)
 	if (is_dir(spec)) {
 		odir_open(k, spec);
 		kernel_identify(k);
+	} else if (is_file(spec) && is_installed_image(spec)) {
+		installed_open(k, spec);
+		kernel_identify(k);
 	} else if (is_file(spec)) {
 		deb_open(k, spec);
 	} else {
-		die("kernel %s: no such build directory or .deb file", spec);
+		die("kernel %s: no such build directory, .deb or installed vmlinuz",
+		    spec);
 	}
 	return k;
 }

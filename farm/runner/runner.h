@@ -83,7 +83,10 @@ struct farm_modules {
 	char *gap;		/* why there is no dir */
 };
 
-/* A kernel under test: a build O= dir or an unpacked linux-image .deb. */
+/*
+ * A kernel under test: a build O= dir, an unpacked linux-image .deb, or
+ * an installed kernel.
+ */
 struct kernel {
 	char *spec;		/* as given */
 	char *name;		/* axis value: O= dir name or deb package */
@@ -97,6 +100,7 @@ struct kernel {
 	char *config;		/* its .config */
 	char *moddir;		/* tree holding lib/modules/<release>, or NULL */
 	char *odir;		/* O= dir (farm module builds), or NULL */
+	bool installed;		/* ROOT/boot/vmlinuz-*, as dpkg installed it */
 	json_t *kconfig;	/* CONFIG_X -> "y" | "m" | string */
 	struct farm_modules *farm_modules;
 };
