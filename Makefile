@@ -10,7 +10,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava check-export \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
 # The targets share one kernel source tree and two cores: make -j runs
@@ -80,6 +80,13 @@ check: deps host-tools all-kernels debug-kernels all-release-check farm-tools al
 check-lava: deps all-kernels farm-tools
 	$(PROVE) tests/lava tests/lava-lab
 
+# The export to Debian's linux source package (scripts/export-debian-linux)
+# proved on that package: downloads it (140 MB, cached in BUILD_DIR), runs
+# Debian's own rules on it. Not part of check: its 4 minutes do not fit
+# CI's 90-minute budget (README, "Tests").
+check-export: deps
+	$(PROVE) tests/export
+
 # The main job: build the farm-base .debs, boot the default matrix on the
 # kernels from those packages, gate it.
 farm: deps all-debs farm-tools
@@ -120,12 +127,14 @@ targets:
   all-debs           debs for every arch in ARCHES
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
+  check-export       scripts/export-debian-linux proved on Debian's linux source
+  source             the source package (.dsc, orig, debian tarballs) into out/source
   bench              bench-build for every arch, then bench-farm and bench-iova
   bench-build        kernel build times for ARCH (cold, warm, no-op)
   bench-farm         boot-to-agent times and the default matrix's wall time
   bench-iova         the iova-bench workload with the SAC trick on and off
   farm-tools         the farm's runner, classifier, guest agents and modules
-  deps               install debian/control's Build-Depends when missing (root)
+  deps               install what debian/control, debian/tests/control and tests/control declare (root)
   clean              remove $$BUILD_DIR's kernels, logs and host tools
   help               this text
 variables (each with its value now):
