@@ -10,7 +10,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava check-export \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava check-export check-source \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
 
 # The targets share one kernel source tree and two cores: make -j runs
@@ -87,6 +87,12 @@ check-lava: deps all-kernels farm-tools
 check-export: deps
 	$(PROVE) tests/export
 
+# The source package rebuilt from its .dsc as a buildd would (nobody, no
+# network, HOME unwritable, -Pnocheck): a kernel build of its own, whose
+# 10 minutes do not fit CI's budget either (README, "Tests").
+check-source: deps all-debs
+	$(PROVE) tests/source
+
 # The main job: build the farm-base .debs, boot the default matrix on the
 # kernels from those packages, gate it.
 farm: deps all-debs farm-tools
@@ -128,6 +134,7 @@ targets:
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
   check-export       scripts/export-debian-linux proved on Debian's linux source
+  check-source       the .dsc rebuilt as nobody, with no network (tests/source)
   source             the source package (.dsc, orig, debian tarballs) into out/source
   bench              bench-build for every arch, then bench-farm and bench-iova
   bench-build        kernel build times for ARCH (cold, warm, no-op)

@@ -7,7 +7,7 @@
 # CCACHE_DIR; the build must not need to write there). One flavour,
 # amd64: the packages it makes hold the same files as make debs' ones.
 . "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../debs/lib.sh"
 a=amd64
 need_debs $a
 [ "$(id -u)" = 0 ] || skip_all "building as nobody needs root to switch to it"
