@@ -106,6 +106,16 @@ static void print_words(json_t *a)
 		printf("%s%s", i ? "," : "", json_string_value(e));
 }
 
+/* A workload's own variants: each adds a cell with its command line. */
+static void print_workload_variants(const struct workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nvariants; i++)
+		printf("    @%-12s %s\n", w->variants[i].name,
+		       w->variants[i].cmdline);
+}
+
 static int cmd_list(const struct tables *t)
 {
 	json_t *ks = kernel_defaults();
@@ -124,6 +134,7 @@ static int cmd_list(const struct tables *t)
 		if (w->farm_module)
 			printf("  module %s", w->farm_module);
 		putchar('\n');
+		print_workload_variants(w);
 	}
 	printf("built farm kernels:\n");
 	for (i = 0; i < json_array_size(ks); i++)

@@ -449,39 +449,34 @@ static int run_all(void)
 	return cmdline.nrun;
 }
 
-/* Counts the kernel log's records by level; the prefix is fac*8+level. */
+static const char *const dmesg_levels[] = {
+	"emerg", "alert", "crit", "err", "warn" };
+
+/* One record: the prefix is facility * 8 + level. */
+static void count_level(const char *rec, void *arg)
+{
+	long *counts = arg, prefix = strtol(rec, NULL, 10);
+
+	if (prefix >= 0 && (size_t)(prefix & 7) < ARRAY_SIZE(dmesg_levels))
+		counts[prefix & 7]++;
+}
+
+/* Counts the kernel log's records by level. */
 static void emit_dmesg(void)
 {
-	static const char *const names[] = {
-		"emerg", "alert", "crit", "err", "warn" };
-	long counts[ARRAY_SIZE(names)] = { 0 };
-	char rec[8192], json[SAC_JSON_MAX];
+	long counts[ARRAY_SIZE(dmesg_levels)] = { 0 };
+	char json[SAC_JSON_MAX];
 	struct sac_jw w;
-	long prefix;
-	ssize_t n;
 	size_t i;
-	int fd;
+	int rc;
 
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		sac_log("cannot open /dev/kmsg: %s", strerror(errno));
-	while (fd >= 0) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && (errno == EPIPE || errno == EINTR))
-			continue;	/* EPIPE: records overwritten, go on */
-		if (n <= 0)
-			break;		/* EAGAIN: the end of the log */
-		rec[n] = '\0';
-		prefix = strtol(rec, NULL, 10);
-		if (prefix >= 0 && (size_t)(prefix & 7) < ARRAY_SIZE(names))
-			counts[prefix & 7]++;
-	}
-	if (fd >= 0)
-		close(fd);
+	rc = sac_kmsg_each(count_level, counts);
+	if (rc)
+		sac_log("cannot open /dev/kmsg: %s", strerror(-rc));
 	sac_jw_init(&w, json, sizeof(json));
 	sac_jw_open(&w, NULL, '{');
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		sac_jw_int(&w, names[i], counts[i]);
+	for (i = 0; i < ARRAY_SIZE(dmesg_levels); i++)
+		sac_jw_int(&w, dmesg_levels[i], counts[i]);
 	emit("dmesg", sac_jw_finish(&w));
 }
 

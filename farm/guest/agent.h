@@ -138,6 +138,18 @@ int sac_sysfs_write(const char *path, const char *text);
 unsigned long sac_pci_hex(const char *bdf, const char *attr);
 /* Whether a driver is bound to PCI device @bdf. */
 bool sac_pci_bound(const char *bdf);
+/*
+ * The device vendor:device with the lowest PCI address among those bound
+ * (or unbound) to a driver, into bdf; false when there is none.
+ */
+bool sac_pci_find(unsigned long vendor, unsigned long device, bool bound,
+		  char *bdf, size_t cap);
+/*
+ * Calls fn with each record of the kernel log so far ("prefix,seq,...;
+ * message" and its continuation lines); 0, or a negative errno when the
+ * log cannot be opened.
+ */
+int sac_kmsg_each(void (*fn)(const char *rec, void *arg), void *arg);
 
 /* A diagnostic console line (not a protocol line), one write(2). */
 void sac_log(const char *fmt, ...) __printf(1, 2);

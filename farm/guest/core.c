@@ -4,7 +4,9 @@
  * helpers and line framing. No system calls beyond write(2) and the
  * clock, so the host unit test links this file as it is.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -775,6 +777,53 @@ bool sac_pci_bound(const char *bdf)
 
 	snprintf(path, sizeof(path), "%s/%s/driver", SAC_PCI_DIR, bdf);
 	return lstat(path, &st) == 0;
+}
+
+int sac_kmsg_each(void (*fn)(const char *rec, void *arg), void *arg)
+{
+	char rec[8192];
+	ssize_t n;
+	int fd;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && (errno == EPIPE || errno == EINTR))
+			continue;	/* EPIPE: records overwritten, go on */
+		if (n <= 0)
+			break;		/* EAGAIN: the end of the log */
+		rec[n] = '\0';
+		fn(rec, arg);
+	}
+	close(fd);
+	return 0;
+}
+
+bool sac_pci_find(unsigned long vendor, unsigned long device, bool bound,
+		  char *bdf, size_t cap)
+{
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	d = opendir(SAC_PCI_DIR);
+	if (!d)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap ||
+		    sac_pci_hex(e->d_name, "vendor") != vendor ||
+		    sac_pci_hex(e->d_name, "device") != device ||
+		    sac_pci_bound(e->d_name) != bound)
+			continue;
+		/* same-length DDDD:BB:SS.F names sort like addresses */
+		if (!found || strcmp(e->d_name, bdf) < 0)
+			snprintf(bdf, cap, "%s", e->d_name);
+		found = true;
+	}
+	closedir(d);
+	return found;
 }
 
 int sac_module_init_flags(const char *path)

@@ -57,6 +57,9 @@ struct edu_totals {
 	unsigned long long above_4g;
 	unsigned long long iova_min;
 	unsigned long long iova_max;
+	unsigned long long fill_pages;
+	unsigned long long map_failed;	/* devices refused a mapping */
+	bool filled;
 	unsigned int xfer_details;
 };
 
@@ -101,26 +104,7 @@ static const char *kv_str(const char *line, const char *key, char *buf,
  */
 bool sac_edu_find(char *bdf, size_t cap)
 {
-	struct dirent *e;
-	bool found = false;
-	DIR *d;
-
-	d = opendir(SAC_PCI_DIR);
-	if (!d)
-		return false;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= cap ||
-		    sac_pci_hex(e->d_name, "vendor") != EDU_VENDOR_ID ||
-		    sac_pci_hex(e->d_name, "device") != EDU_DEVICE_ID ||
-		    sac_pci_bound(e->d_name))
-			continue;
-		/* same-length DDDD:BB:SS.F names sort like addresses */
-		if (!found || strcmp(e->d_name, bdf) < 0)
-			snprintf(bdf, cap, "%s", e->d_name);
-		found = true;
-	}
-	closedir(d);
-	return found;
+	return sac_pci_find(EDU_VENDOR_ID, EDU_DEVICE_ID, false, bdf, cap);
 }
 
 /* sac.edu.KEY as a number in [min, max]; false (and a fail) when bad. */
@@ -188,6 +172,9 @@ static void add_summary(struct edu_totals *t, const char *line)
 	t->bytes_wrong += kv_u64(line, "bytes_wrong");
 	t->bytes_total += kv_u64(line, "bytes_total");
 	t->above_4g += kv_u64(line, "above_4g");
+	t->fill_pages += kv_u64(line, "fill_pages");
+	t->map_failed += kv_u64(line, "map_failed");
+	t->filled |= kv_u64(line, "fill_pages") != 0;
 	if (n && (t->iova_min == 0 || lo < t->iova_min))
 		t->iova_min = lo;
 	if (hi > t->iova_max)
@@ -314,11 +301,19 @@ static void emit(struct sac_result *r, const struct edu_totals *t)
 	sac_metric(r, "iova_min", t->iova_min);
 	sac_metric(r, "iova_max", t->iova_max);
 	sac_metric(r, "above_4g", t->above_4g);
+	if (t->filled) {
+		sac_metric(r, "fill_pages", t->fill_pages);
+		sac_metric(r, "map_failed", t->map_failed);
+	}
 	/* metrics are doubles printed with 10 digits: keep the exact range */
 	sac_detail(r, "iova_range", "0x%llx-0x%llx", t->iova_min, t->iova_max);
 }
 
-/* Wrong data outranks a stuck engine: it is the bug this farm hunts. */
+/*
+ * Wrong data outranks a stuck engine: it is the bug this farm hunts. After
+ * a fill, a refused mapping with no wrong byte is what a strict limit is
+ * for: the kernel kept the device from an address it cannot decode.
+ */
 static void judge(struct sac_result *r, const struct edu_totals *t)
 {
 	if (!t->devices) {
@@ -331,11 +326,34 @@ static void judge(struct sac_result *r, const struct edu_totals *t)
 	} else if (t->timeouts) {
 		sac_fail(r, "timeout: edu DMA never completed (%llu of %llu transfers)",
 			 t->timeouts, t->transfers);
+	} else if (t->map_failed && t->filled) {
+		sac_detail(r, "outcome",
+			   "clean mapping error: with the 32-bit IOVA space exhausted (%llu pages) the kernel refused to map, no byte was harmed",
+			   t->fill_pages);
+	} else if (t->map_failed) {
+		sac_fail(r, "mapping failed on an IOVA space nobody filled");
 	} else if (t->failed || !t->transfers ||
 		   t->transfers != t->planned) {
 		sac_fail(r, "incomplete: %llu of %llu transfers ran, %llu failed",
 			 t->transfers, t->planned, t->failed);
 	}
+}
+
+/* The device whose mappings fill the 32-bit space, as sac_edu's fill=. */
+static bool fill_target(struct sac_result *r, unsigned int flags, char *buf,
+			size_t cap)
+{
+	*buf = '\0';
+	if (flags & SAC_EDU_FILL_SELF) {
+		snprintf(buf, cap, "self");
+	} else if ((flags & SAC_EDU_FILL_GROUP) &&
+		   !sac_pci_find(SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE, true,
+				 buf, cap)) {
+		sac_fail(r, "no pci-testdev (%04x:%04x) bound to fill through",
+			 SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -348,12 +366,13 @@ void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
 {
 	unsigned long buffers, corrupt;
 	struct edu_totals t = { 0 };
-	char path[160], params[128], bdf[EDU_BDF_MAX];
+	char path[160], params[192], bdf[EDU_BDF_MAX], fill[EDU_BDF_MAX];
 	struct utsname u;
 	int rc;
 
 	if (!edu_param(r, "corrupt", 0, 0, 1, &corrupt) ||
-	    !edu_param(r, "buffers", 64, 8, 16384, &buffers))
+	    !edu_param(r, "buffers", 64, 8, 16384, &buffers) ||
+	    !fill_target(r, flags, fill, sizeof(fill)))
 		return;
 	/* An instance left by an earlier workload has other parameters */
 	sac_edu_unload();
@@ -365,8 +384,10 @@ void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
 	snprintf(path, sizeof(path), "/lib/modules/%s/extra/%s.ko",
 		 u.release, EDU_MODULE);
 	snprintf(params, sizeof(params),
-		 "dma_bits=%u buffers=%lu corrupt=%lu bdf=%s%s", dma_bits,
-		 buffers, corrupt, bdf, flags & SAC_EDU_DECLARE_DAC ? " declare_dac=1" : "");
+		 "dma_bits=%u buffers=%lu corrupt=%lu bdf=%s%s%s%s", dma_bits,
+		 buffers, corrupt, bdf,
+		 flags & SAC_EDU_DECLARE_DAC ? " declare_dac=1" : "",
+		 *fill ? " fill=" : "", fill);
 	sac_log("%s: loading %s %s", r->workload, path, params);
 	rc = sac_load_module(path, params);
 	if (rc == -ENOENT) {

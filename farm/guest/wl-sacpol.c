@@ -56,7 +56,7 @@ static const char * const sacpol_counters[] = {
 struct sacpol_dev {
 	char bdf[16];
 	char ids[10];		/* "1234:11e8" */
-	char policy[8];
+	char policy[12];
 	char source[12];
 	unsigned long attempts, hits, fallbacks;
 };
@@ -226,33 +226,30 @@ static void sacpol_knob(struct sac_result *r, const struct sacpol_dev *devs,
 			 ids, now, before);
 }
 
+struct sacpol_rejects {
+	struct sac_result *r;
+	unsigned long found;
+};
+
+static void sacpol_reject(const char *rec, void *arg)
+{
+	struct sacpol_rejects *rj = arg;
+	const char *msg = strstr(rec, SACPOL_REJECT);
+	char key[SAC_NAME_MAX];
+
+	if (!msg)
+		return;
+	snprintf(key, sizeof(key), "rejected%lu", rj->found++);
+	sac_detail(rj->r, key, "%.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 /* The kernel's "ignoring entry" lines, each kept as a detail. */
 static unsigned long sacpol_rejects(struct sac_result *r)
 {
-	char rec[1024], key[SAC_NAME_MAX];
-	unsigned long found = 0;
-	const char *msg;
-	ssize_t n;
-	int fd;
+	struct sacpol_rejects rj = { r, 0 };
 
-	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && (errno == EPIPE || errno == EINTR))
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strstr(rec, SACPOL_REJECT);
-		if (!msg)
-			continue;
-		snprintf(key, sizeof(key), "rejected%lu", found++);
-		sac_detail(r, key, "%.*s", (int)strcspn(msg, "\n"), msg);
-	}
-	close(fd);
-	return found;
+	sac_kmsg_each(sacpol_reject, &rj);
+	return rj.found;
 }
 
 static void sacpol_finish(struct sac_result *r)

@@ -14,6 +14,8 @@ const struct sac_workload sac_workloads[] = {
 	{ "edu-declared", wl_edu_declared },
 	{ "sac-list-bad", wl_sac_list_bad },
 	{ "sac-race", wl_sac_race },
+	{ "edu-pressure", wl_edu_pressure },
+	{ "edu-pressure-group", wl_edu_pressure_group },
 	{ "provoke", wl_provoke },
 };
 

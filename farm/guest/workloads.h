@@ -30,10 +30,20 @@ void wl_edu_listed(struct sac_result *r);	/* wl-sacpol.c */
 void wl_edu_declared(struct sac_result *r);	/* wl-sacpol.c */
 void wl_sac_list_bad(struct sac_result *r);	/* wl-sacpol.c */
 void wl_sac_race(struct sac_result *r);	/* wl-sacpol.c */
+void wl_edu_pressure(struct sac_result *r);	/* wl-pressure.c */
+void wl_edu_pressure_group(struct sac_result *r);	/* wl-pressure.c */
+
+/* QEMU's pci-testdev: a second device for a workload to bind to pci-stub */
+#define SAC_TESTDEV_VENDOR	0x1b36
+#define SAC_TESTDEV_DEVICE	0x0005
 
 /* wl-edu.c: the edu DMA test, for the workloads built on it */
 #define SAC_EDU_DECLARE_DAC	0x1	/* the driver vouches for its mask */
 #define SAC_EDU_STAY_BOUND	0x2	/* leave the driver bound afterwards */
+/* exhaust the 32-bit IOVA space first: through edu's own mappings... */
+#define SAC_EDU_FILL_SELF	0x4
+/* ...or through pci-testdev in edu's IOMMU group, bound to pci-stub */
+#define SAC_EDU_FILL_GROUP	0x8
 void sac_edu_run(struct sac_result *r, unsigned int dma_bits,
 		 unsigned int flags);
 void sac_edu_unload(void);

@@ -21,6 +21,15 @@
  * declare_dac=1 makes the driver vouch for its mask the way a driver for
  * known-good hardware would (iommu_dma_declare_dac_capable(), patch 0002
  * of our series); the farm boots edu with a 64-bit dma_mask for that.
+ *
+ * fill= puts the device under pressure first: it exhausts the 32-bit IOVA
+ * space of the device's IOMMU domain, through the device's own mappings
+ * (fill=self) or through another device in its IOMMU group (fill=<PCI
+ * address>, bound to any driver, e.g. pci-stub), and keeps those mappings
+ * until the driver goes. Every try-32-bit-first policy then falls back
+ * above 4 GiB, where a lying device truncates; a strict per-device limit
+ * (iommu.sac_devices=...:bits=32) makes the mapping fail instead, which
+ * the report records as map_failed=1 with no transfer run.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,7 +57,12 @@
 #define SAC_EDU_MIN_BUFS	8
 #define SAC_EDU_MAX_BUFS	16384
 #define SAC_EDU_COHERENT_SIZE	SZ_4K
-#define SAC_EDU_LINE_LEN	256
+#define SAC_EDU_LINE_LEN	320
+
+/* The fill: one 2 MiB buffer mapped over and over, then single pages */
+#define SAC_EDU_FILL_ORDER	9
+#define SAC_EDU_FILL_CHUNKS	(SZ_4G >> (PAGE_SHIFT + SAC_EDU_FILL_ORDER))
+#define SAC_EDU_FILL_PLUGS	BIT(17)
 
 static unsigned int dma_bits = 64;
 module_param(dma_bits, uint, 0444);
@@ -69,6 +83,10 @@ MODULE_PARM_DESC(declare_dac, "declare the device able to use its whole DMA mask
 static char *bdf;
 module_param(bdf, charp, 0444);
 MODULE_PARM_DESC(bdf, "bind only the edu device at this PCI address (default: every one)");
+
+static char *fill;
+module_param(fill, charp, 0444);
+MODULE_PARM_DESC(fill, "exhaust the 32-bit IOVA space first: \"self\", or the PCI address of another device in the IOMMU group");
 
 static struct dentry *sac_edu_root;
 
@@ -132,6 +150,16 @@ struct sac_edu_xfer {
 	u32 bytes_wrong;
 };
 
+/* The mappings that exhaust the 32-bit IOVA space, and whose they are */
+struct sac_edu_fill {
+	struct device *dev;	/* NULL: no fill */
+	struct pci_dev *sibling;	/* a reference, when not self */
+	struct page *chunk;
+	dma_addr_t *chunks, *plugs;
+	unsigned int nchunks, nplugs;
+	int error;		/* why the fill stopped short, or 0 */
+};
+
 struct sac_edu {
 	struct pci_dev *pdev;
 	void __iomem *regs;
@@ -139,6 +167,8 @@ struct sac_edu {
 	unsigned int nbufs;
 	bool corrupt;
 	bool busy;		/* a transfer timed out and may still run */
+	bool map_failed;	/* after a fill: the kernel refused a mapping */
+	struct sac_edu_fill fill;
 	struct sac_edu_buf *ws;
 	struct sac_edu_buf coh_tx;
 	struct sac_edu_buf coh_rx;
@@ -298,6 +328,125 @@ static void sac_edu_free_buffers(struct sac_edu *sac)
 	sac_edu_free_working_set(sac, sac->nbufs);
 }
 
+/* Maps size bytes of the fill buffer for the fill device, if any fits. */
+static bool sac_edu_fill_one(struct sac_edu_fill *f, size_t size,
+			     dma_addr_t *iova)
+{
+	*iova = dma_map_page_attrs(f->dev, f->chunk, 0, size,
+				   DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	return !dma_mapping_error(f->dev, *iova);
+}
+
+/* 2 MiB mappings until none fits, then single pages for the gaps left. */
+static int sac_edu_fill_map(struct sac_edu_fill *f)
+{
+	while (f->nchunks < SAC_EDU_FILL_CHUNKS &&
+	       sac_edu_fill_one(f, PAGE_SIZE << SAC_EDU_FILL_ORDER,
+				&f->chunks[f->nchunks])) {
+		f->nchunks++;
+		cond_resched();
+	}
+	while (f->nplugs < SAC_EDU_FILL_PLUGS) {
+		if (!sac_edu_fill_one(f, PAGE_SIZE, &f->plugs[f->nplugs]))
+			return 0;
+		if (!(++f->nplugs % 256))
+			cond_resched();
+	}
+	return -ENOSPC;
+}
+
+/* Safe on a fill that never started or stopped half way. */
+static void sac_edu_fill_release(struct sac_edu_fill *f)
+{
+	while (f->nplugs)
+		dma_unmap_page_attrs(f->dev, f->plugs[--f->nplugs], PAGE_SIZE,
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	while (f->nchunks)
+		dma_unmap_page_attrs(f->dev, f->chunks[--f->nchunks],
+				     PAGE_SIZE << SAC_EDU_FILL_ORDER,
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	kvfree(f->plugs);
+	kvfree(f->chunks);
+	if (f->chunk)
+		__free_pages(f->chunk, SAC_EDU_FILL_ORDER);
+	pci_dev_put(f->sibling);
+	memset(f, 0, sizeof(*f));
+}
+
+static bool sac_edu_same_group(struct device *a, struct device *b)
+{
+	struct iommu_group *ga = iommu_group_get(a);
+	struct iommu_group *gb = iommu_group_get(b);
+	bool same = ga && ga == gb;
+
+	iommu_group_put(gb);
+	iommu_group_put(ga);
+	return same;
+}
+
+/* fill=: edu itself, or a bound device in its IOMMU group. */
+static int sac_edu_fill_target(struct sac_edu *sac)
+{
+	struct sac_edu_fill *f = &sac->fill;
+	struct device *dev = &sac->pdev->dev;
+	unsigned int dom, bus, slot, fn;
+	char end;
+
+	if (!strcmp(fill, "self")) {
+		f->dev = dev;
+		return 0;
+	}
+	if (sscanf(fill, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &end) != 4 ||
+	    slot > 31 || fn > 7) {
+		dev_err(dev, "fill=%s: want self or a PCI address\n", fill);
+		return -EINVAL;
+	}
+	f->sibling = pci_get_domain_bus_and_slot(dom, bus, PCI_DEVFN(slot, fn));
+	if (!f->sibling || !f->sibling->dev.driver) {
+		/* unbound, it may have no DMA ops (arm64) */
+		dev_err(dev, "fill=%s: no PCI device bound to a driver there\n",
+			fill);
+		return -ENODEV;
+	}
+	if (!sac_edu_same_group(dev, &f->sibling->dev)) {
+		dev_err(dev, "fill=%s: not in this device's IOMMU group\n",
+			fill);
+		return -EXDEV;
+	}
+	f->dev = &f->sibling->dev;
+	return 0;
+}
+
+/*
+ * Exhausts the 32-bit IOVA space of edu's domain. The fill device's mask
+ * is 32 bits meanwhile, so that every policy allocates below 4 GiB; edu's
+ * own goes back to what the driver claims.
+ */
+static int sac_edu_exhaust(struct sac_edu *sac)
+{
+	struct sac_edu_fill *f = &sac->fill;
+	int ret;
+
+	ret = sac_edu_fill_target(sac);
+	if (ret)
+		return ret;
+	f->chunk = alloc_pages(GFP_KERNEL | __GFP_NOWARN, SAC_EDU_FILL_ORDER);
+	f->chunks = kvcalloc(SAC_EDU_FILL_CHUNKS, sizeof(*f->chunks),
+			     GFP_KERNEL);
+	f->plugs = kvcalloc(SAC_EDU_FILL_PLUGS, sizeof(*f->plugs), GFP_KERNEL);
+	if (!f->chunk || !f->chunks || !f->plugs)
+		return -ENOMEM;
+	ret = dma_set_mask_and_coherent(f->dev, DMA_BIT_MASK(32));
+	if (!ret)
+		ret = sac_edu_fill_map(f);
+	if (f->dev == &sac->pdev->dev && !ret)
+		ret = dma_set_mask_and_coherent(f->dev,
+						DMA_BIT_MASK(sac->dma_bits));
+	if (ret)
+		dev_err(&sac->pdev->dev, "fill=%s failed: %d\n", fill, ret);
+	return ret;
+}
+
 /*
  * Streaming transfers use buffers from both ends of the working set: the
  * first mapped and the last mapped sit at opposite ends of the IOVA range
@@ -416,6 +565,7 @@ struct sac_edu_totals {
 	u64 bytes_total;
 	dma_addr_t iova_min;
 	dma_addr_t iova_max;
+	unsigned long fill_pages;
 };
 
 static void sac_edu_add_iova(struct sac_edu_totals *t, dma_addr_t iova)
@@ -430,6 +580,8 @@ static void sac_edu_totals(const struct sac_edu *sac, struct sac_edu_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	t->iova_min = sac->nr_xfers ? DMA_MAPPING_ERROR : 0;
+	t->fill_pages = ((unsigned long)sac->fill.nchunks << SAC_EDU_FILL_ORDER) +
+			sac->fill.nplugs;
 
 	for (i = 0; i < sac->nr_xfers; i++) {
 		const struct sac_edu_xfer *x = &sac->xfers[i];
@@ -452,10 +604,11 @@ static void sac_edu_summary(const struct sac_edu *sac, char *buf, size_t len)
 
 	sac_edu_totals(sac, &t);
 	scnprintf(buf, len,
-		  "dma_bits=%u buffers=%u corrupt=%d planned=%zu transfers=%u failed=%u timeouts=%u bytes_wrong=%llu bytes_total=%llu iova_min=0x%llx iova_max=0x%llx above_4g=%u",
+		  "dma_bits=%u buffers=%u corrupt=%d planned=%zu transfers=%u failed=%u timeouts=%u bytes_wrong=%llu bytes_total=%llu iova_min=0x%llx iova_max=0x%llx above_4g=%u fill=%s fill_pages=%lu map_failed=%d",
 		  sac->dma_bits, sac->nbufs, sac->corrupt, SAC_EDU_NR_XFERS,
 		  sac->nr_xfers, t.failed, t.timeouts, t.bytes_wrong,
-		  t.bytes_total, (u64)t.iova_min, (u64)t.iova_max, t.above_4g);
+		  t.bytes_total, (u64)t.iova_min, (u64)t.iova_max, t.above_4g,
+		  sac->fill.dev ? fill : "none", t.fill_pages, sac->map_failed);
 }
 
 static void sac_edu_show_working_set(struct seq_file *s,
@@ -493,7 +646,8 @@ static int sac_edu_report_show(struct seq_file *s, void *unused)
 
 	sac_edu_summary(sac, line, sizeof(line));
 	seq_printf(s, "%s\n", line);
-	sac_edu_show_working_set(s, sac);
+	if (!sac->map_failed)
+		sac_edu_show_working_set(s, sac);
 	for (i = 0; i < sac->nr_xfers; i++)
 		sac_edu_show_xfer(s, i, &sac->xfers[i]);
 	return 0;
@@ -566,11 +720,19 @@ static int sac_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
-	ret = sac_edu_alloc_buffers(sac);
-	if (ret)
-		return ret;
+	if (fill && *fill) {
+		ret = sac_edu_exhaust(sac);
+		if (ret)
+			goto err_release_fill;
+	}
 
-	sac_edu_run(sac);
+	/* Under a fill, a refused mapping is an outcome, not a failure */
+	ret = sac_edu_alloc_buffers(sac);
+	if (ret && !sac->fill.dev)
+		return ret;
+	sac->map_failed = ret;
+	if (!sac->map_failed)
+		sac_edu_run(sac);
 	sac_edu_summary(sac, line, sizeof(line));
 	dev_info(&pdev->dev, "%s\n", line);
 
@@ -579,6 +741,10 @@ static int sac_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			    &sac_edu_report_fops);
 	pci_set_drvdata(pdev, sac);
 	return 0;
+
+err_release_fill:
+	sac_edu_fill_release(&sac->fill);
+	return ret;
 }
 
 static void sac_edu_remove(struct pci_dev *pdev)
@@ -587,12 +753,17 @@ static void sac_edu_remove(struct pci_dev *pdev)
 
 	debugfs_remove_recursive(sac->dir);
 
-	/* Freeing memory the device may still write to is worse than a leak */
+	/*
+	 * Freeing memory the device may still write to is worse than a leak;
+	 * that includes the fill, where truncated addresses land.
+	 */
 	if (sac->busy && !sac_edu_idle(sac)) {
 		dev_err(&pdev->dev, "DMA engine still busy, leaking its buffers\n");
 		return;
 	}
-	sac_edu_free_buffers(sac);
+	if (!sac->map_failed)
+		sac_edu_free_buffers(sac);
+	sac_edu_fill_release(&sac->fill);
 }
 
 static const struct pci_device_id sac_edu_ids[] = {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The matrix: arch x machine x kernel x variant x workload, one job per
- * cell. A cell the kernel cannot run is still a job, recorded as a skip
- * with the reason, so a report shows what was not tested and why.
+ * cell; a workload's own variants (workloads.json) add cells beside each
+ * of the run's. A cell the kernel cannot run is still a job, recorded as a
+ * skip with the reason, so a report shows what was not tested and why.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -97,6 +98,40 @@ static void job_add(struct job **jobs, size_t *n, size_t *cap,
 	job_check(j);
 }
 
+/*
+ * The run's variant v with workload variant wv on top: named wv under the
+ * default run variant, "v+wv" under another, with both command lines.
+ */
+static const struct variant *variant_join(const struct variant *v,
+					  const struct variant *wv)
+{
+	struct variant *j = xcalloc(1, sizeof(*j));
+
+	if (!strcmp(v->name, "default"))
+		j->name = xstrdup(wv->name);
+	else
+		j->name = xasprintf("%s+%s", v->name, wv->name);
+	if (v->cmdline && *v->cmdline)
+		j->cmdline = xasprintf("%s %s", v->cmdline, wv->cmdline);
+	else
+		j->cmdline = xstrdup(wv->cmdline);
+	return j;
+}
+
+/* The cell of w under the run's variant v, then one per own variant of w. */
+static void cells_add(struct job **jobs, size_t *n, size_t *cap,
+		      const struct run_opts *o, const struct machine *m,
+		      const struct kernel *k, const struct variant *v,
+		      const struct workload *w)
+{
+	size_t i;
+
+	job_add(jobs, n, cap, o, m, k, v, w);
+	for (i = 0; i < w->nvariants; i++)
+		job_add(jobs, n, cap, o, m, k,
+			variant_join(v, &w->variants[i]), w);
+}
+
 struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
 			  size_t nkernels, const struct run_opts *o,
 			  size_t *njobs)
@@ -122,8 +157,8 @@ struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
 					if (!selected(o->workloads, w->name) ||
 					    !workload_applies(w, m))
 						continue;
-					job_add(&jobs, &n, &cap, o, m, k,
-						&o->variants[vi], w);
+					cells_add(&jobs, &n, &cap, o, m, k,
+						  &o->variants[vi], w);
 				}
 		}
 	}

@@ -66,6 +66,8 @@ struct workload {
 	json_t *modules;		/* in-tree modules, load order */
 	int timeout;
 	int scratch_mib;
+	struct variant *variants;	/* its own, beside the run's */
+	size_t nvariants;
 };
 
 struct tables {

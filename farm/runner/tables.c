@@ -55,6 +55,33 @@ static double get_num(json_t *o, const char *key, double def, double min)
 	return json_number_value(v);
 }
 
+/*
+ * "variants": more cells of one workload, each NAME with kernel command
+ * line words added to the run's own variant.
+ */
+static void get_variants(json_t *o, struct workload *w)
+{
+	json_t *v = json_object_get(o, "variants"), *e;
+	const char *name;
+	size_t i = 0;
+
+	if (!v)
+		return;
+	if (!json_is_object(v) || !json_object_size(v))
+		bad("variants", "an object of NAME: kernel command line");
+	w->nvariants = json_object_size(v);
+	w->variants = xcalloc(w->nvariants, sizeof(*w->variants));
+	json_object_foreach(v, name, e) {
+		if (!*name || strpbrk(name, ",/ =@+") ||
+		    !strcmp(name, "default"))
+			bad("variants", "named by words without , / = @ + or spaces, not default");
+		if (!json_is_string(e))
+			bad("variants", "an object of NAME: kernel command line");
+		w->variants[i].name = xstrdup(name);
+		w->variants[i++].cmdline = xstrdup(json_string_value(e));
+	}
+}
+
 static json_t *load_array(const char *path, const char *key)
 {
 	json_error_t err;
@@ -123,6 +150,7 @@ static void workload_parse(struct workload *w, json_t *o)
 	if (w->timeout < 1)
 		bad("timeout", "a positive number of seconds");
 	w->scratch_mib = (int)get_num(o, "scratch_mib", 0, 0);
+	get_variants(o, w);
 }
 
 int tables_load(struct tables *t, const char *machines_path,

@@ -18,7 +18,7 @@ done
 for c in $cmds; do
 	ncmds=$((ncmds + 1))
 done
-plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 10))
+plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 10 + 3))
 
 # --- scripts/*: the header comment, holding a Usage: line
 for s in $scripts; do
@@ -180,4 +180,18 @@ ok $? "Ctrl-C: the ticker's stamp file is removed (left: ${stamps:-none})"
 ! grep -q '^progress returned' "$tmp/out" &&
 	[ "$(grep -c '^==> fake build' "$tmp/out")" -ge 1 ]
 ok $? "Ctrl-C: the ticker had ticked, and the script stopped there"
+
+# --- a workload's own variants (workloads.json "variants"): listed, and a
+# malformed table refused in one line before anything runs
+out=$("$farm" list 2>&1)
+printf '%s\n' "$out" | grep -A3 '^  edu-pressure ' | grep -q '^    @strict .*bits=32$'
+ok $? "farm list shows edu-pressure's variants with their command lines"
+mkdir -p "$tmp/top/farm"
+cp "$top/farm/machines.json" "$top/farm/policy.conf" "$tmp/top/farm/"
+jq '.workloads[0].variants = {"default": "x=1"}' "$top/farm/workloads.json" \
+	>"$tmp/top/farm/workloads.json"
+out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant named default: one error line, exit 2"
+like "$out" "entry 'boot': field 'variants' must be named by words" \
+	"the line names the workload and the field"
 done_testing
