@@ -55,6 +55,12 @@ enum cls_kind {
 };
 
 enum cls_kind cls_match_line(const char *line);
+/*
+ * The adaptive SAC notice, "<driver> <device>: Using <n>-bit DMA
+ * addresses" (mainline since v6.6, our patch 0005 for 6.1): where the
+ * message starts in @line (past a printk time), or NULL if it is not one.
+ */
+const char *cls_sac_notice(const char *line);
 /* "rcu-stall", "hung-task", ... or NULL (farm/PROTOCOL.md, kernel-error). */
 const char *cls_kernel_error(const char *line);
 /* A printk time "[    1.234567]" starts at @p. */

@@ -39,9 +39,10 @@ struct pend {
 
 struct scan {
 	const struct cls_job *job;
-	unsigned int lines, cut, foreign, bad, faults, kerrs, joined;
+	unsigned int lines, cut, foreign, bad, faults, kerrs, joined, notices;
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
 	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
+	struct ev notice;	/* the first adaptive SAC notice */
 	const char *kerr_class;
 	char bad_why[200];
 	/* the agent's lines: the chain's next, and where it broke (0: not) */
@@ -377,6 +378,8 @@ static int sac_line(struct scan *s, const char *line, size_t n,
 static void kernel_line(struct scan *s, const char *line, size_t n,
 			unsigned int no)
 {
+	const char *notice;
+
 	switch (cls_match_line(line)) {
 	case CLS_QEMU_CRASH:
 		ev_first(&s->crash, line, n, no);
@@ -401,6 +404,9 @@ static void kernel_line(struct scan *s, const char *line, size_t n,
 		ev_first(&s->qemu_msg, line, n, no);
 		break;
 	case CLS_NONE:
+		notice = cls_sac_notice(line);
+		if (notice && !s->notices++)
+			ev_set(&s->notice, notice, n - (notice - line), no);
 		break;
 	}
 }
@@ -1007,6 +1013,26 @@ static void note_foreign(struct scan *s, struct verdict *v)
 	v->reason = r;
 }
 
+/*
+ * A device that switched to its full mask (adaptive SAC) is what a reader
+ * of a fault wants to know first: quote the notice, and how many came.
+ */
+static void note_notice(struct scan *s, struct verdict *v)
+{
+	json_t *r;
+
+	if (!s->notices || !strcmp(v->outcome, "infra-error") || !v->reason)
+		return;
+	r = json_sprintf("%s; %u adaptive SAC notice%s, first at line %u: \"%s\"",
+			 json_string_value(v->reason), s->notices,
+			 s->notices == 1 ? "" : "s", s->notice.no,
+			 s->notice.text);
+	if (!r)
+		return;
+	json_decref(v->reason);
+	v->reason = r;
+}
+
 static void judge(struct scan *s, struct verdict *v, struct ev *tmp)
 {
 	if (!s->job->log) {
@@ -1141,7 +1167,7 @@ static void scan_free(struct scan *s)
 	struct ev *evs[] = { &s->last, &s->panic, &s->oops, &s->crash,
 			     &s->qemu_msg, &s->fault, &s->foreign_ev, &s->start,
 			     &s->done, &s->bad_ev, &s->skip_ev, &s->kerr,
-			     &s->dmesg_ev, &s->flood_ev };
+			     &s->dmesg_ev, &s->flood_ev, &s->notice };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(evs); i++)
@@ -1175,6 +1201,7 @@ json_t *cls_classify(const struct cls_job *job)
 	if (job->log && scan_log(&s, job->log, job->log_len))
 		goto out;
 	judge(&s, &v, &tmp);
+	note_notice(&s, &v);
 	note_foreign(&s, &v);
 	out = record(&s, &v);
 out:

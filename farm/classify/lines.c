@@ -5,6 +5,7 @@
  * QEMU 7.2's; newer kernels' variants are named where they differ.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "classify.h"
@@ -266,6 +267,23 @@ bool cls_stamp_at(const char *p, const char *end)
 		return false;
 	p += n + 1;
 	return digits(p, end) == 6 && p + 6 < end && p[6] == ']';
+}
+
+const char *cls_sac_notice(const char *line)
+{
+	const char *p = strstr(line, ": Using "), *time_end;
+	int bits, end = 0;
+
+	if (!p || sscanf(p, ": Using %d-bit DMA addresses%n", &bits, &end) != 1 ||
+	    !end || bits < 33 || bits > 64)
+		return NULL;
+	time_end = *line == '[' ? strchr(line, ']') : NULL;
+	if (time_end && time_end < p)
+		line = time_end + 1;
+	while (*line == ' ')
+		line++;
+	/* the device must be named: "<driver> <device>" */
+	return p > line && memchr(line, ' ', p - line) ? line : NULL;
 }
 
 /* How kernel lines start when printk prints no time (printk.time=0). */

@@ -13,8 +13,8 @@
  * The edu test itself is wl-edu.c's, with sac_edu's fill=. This side adds
  * what the kernel decided for the device: its iommu_dma_sac/ policy and
  * tripped flag, and the adaptive notice ("Using N-bit DMA addresses")
- * lines naming it in the kernel log, counted and quoted in the reason, so
- * that a report shows how the trip came about.
+ * lines naming it in the kernel log, counted and the first one kept. The
+ * classifier quotes the notice in the cell's reason from the console.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -44,12 +44,11 @@ static void pressure_notice(const char *rec, void *arg)
 			 (int)strcspn(msg + 1, "\n"), msg + 1);
 }
 
-/* What the kernel decided for edu, as details, metrics and in the reason. */
+/* What the kernel decided for edu, as details and metrics. */
 static void pressure_report(struct sac_result *r, const char *bdf)
 {
 	struct pressure_notices pn = { .bdf = bdf };
 	char policy[32] = "?", tripped[8] = "?";
-	size_t len;
 
 	sac_pci_attr(bdf, "iommu_dma_sac/policy", policy, sizeof(policy));
 	sac_pci_attr(bdf, "iommu_dma_sac/tripped", tripped, sizeof(tripped));
@@ -57,15 +56,8 @@ static void pressure_report(struct sac_result *r, const char *bdf)
 	sac_detail(r, "sac", "%s policy=%s tripped=%s", bdf, policy, tripped);
 	sac_metric(r, "tripped", !strcmp(tripped, "1"));
 	sac_metric(r, "notices", pn.found);
-	if (!pn.found)
-		return;
-	sac_detail(r, "notice", "%s", pn.first);
-	if (r->status != SAC_FAIL)
-		return;
-	len = strlen(r->reason);
-	snprintf(r->reason + len, sizeof(r->reason) - len,
-		 "; kernel, %u time%s: \"%s\"", pn.found,
-		 pn.found == 1 ? "" : "s", pn.first);
+	if (pn.found)
+		sac_detail(r, "notice", "%s", pn.first);
 }
 
 static void pressure_run(struct sac_result *r, unsigned int fill)

@@ -70,7 +70,7 @@ for m in x86-intel arm64-smmuv3; do
 		"$m desktop edu-declared: every transfer used an IOVA above 4 GiB ($(q "$m" desktop edu-declared '.results[0].details.iova_range'))"
 	like "$(q "$m" server sac-list-bad '[.results[0].details | to_entries[] |
 		select(.key | startswith("rejected")) | .value] | join(";")')" \
-		'"12g4:11e8": IDs are four hex digits;.*"1234:11e8:xac": policy must be sac or dac;.*"": want vendor:device' \
+		'"12g4:11e8": IDs are four hex digits;.*"1234:11e8:xac": policy must be sac, dac, adaptive or bits=32\.\.64;.*"": want vendor:device;.*"1234:11e8:bits=0": policy must.*"1234:11e8:bits=65": policy must.*"1234:11e8:bits=x": policy must.*"1234:11e8:bits=12": policy must' \
 		"$m server sac-list-bad: each malformed entry is named with its fault"
 done
 done_testing
