@@ -56,9 +56,11 @@ enum cls_kind {
 
 enum cls_kind cls_match_line(const char *line);
 /*
- * The adaptive SAC notice, "<driver> <device>: Using <n>-bit DMA
- * addresses" (mainline since v6.6, our patch 0005 for 6.1): where the
- * message starts in @line (past a printk time), or NULL if it is not one.
+ * A device's notice that it left 32-bit IOVAs, naming it: adaptive SAC's
+ * "<driver> <device>: Using <n>-bit DMA addresses" (mainline since v6.6,
+ * our patch 0005 for 6.1) or our series' "... 32-bit IOVA space full"
+ * (farm/common/faults.c parses both). Where the message starts in @line
+ * (past a printk time), or NULL if it is not one.
  */
 const char *cls_sac_notice(const char *line);
 /* "rcu-stall", "hung-task", ... or NULL (farm/PROTOCOL.md, kernel-error). */

@@ -42,7 +42,7 @@ struct scan {
 	unsigned int lines, cut, foreign, bad, faults, kerrs, joined, notices;
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
 	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
-	struct ev notice;	/* the first adaptive SAC notice */
+	struct ev notice;	/* the first SAC fallback notice */
 	const char *kerr_class;
 	char bad_why[200];
 	/* the agent's lines: the chain's next, and where it broke (0: not) */
@@ -1014,8 +1014,9 @@ static void note_foreign(struct scan *s, struct verdict *v)
 }
 
 /*
- * A device that switched to its full mask (adaptive SAC) is what a reader
- * of a fault wants to know first: quote the notice, and how many came.
+ * A device that left 32-bit IOVAs (adaptive SAC's switch, or the trick's
+ * first fallback) is what a reader of a fault that follows wants first:
+ * quote the notice, and how many came.
  */
 static void note_notice(struct scan *s, struct verdict *v)
 {
@@ -1023,7 +1024,7 @@ static void note_notice(struct scan *s, struct verdict *v)
 
 	if (!s->notices || !strcmp(v->outcome, "infra-error") || !v->reason)
 		return;
-	r = json_sprintf("%s; %u adaptive SAC notice%s, first at line %u: \"%s\"",
+	r = json_sprintf("%s; %u SAC fallback notice%s, first at line %u: \"%s\"",
 			 json_string_value(v->reason), s->notices,
 			 s->notices == 1 ? "" : "s", s->notice.no,
 			 s->notice.text);

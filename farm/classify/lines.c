@@ -5,7 +5,6 @@
  * QEMU 7.2's; newer kernels' variants are named where they differ.
  */
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "classify.h"
@@ -271,19 +270,17 @@ bool cls_stamp_at(const char *p, const char *end)
 
 const char *cls_sac_notice(const char *line)
 {
-	const char *p = strstr(line, ": Using "), *time_end;
-	int bits, end = 0;
+	struct flt_line fl;
+	const char *time_end;
 
-	if (!p || sscanf(p, ": Using %d-bit DMA addresses%n", &bits, &end) != 1 ||
-	    !end || bits < 33 || bits > 64)
+	if (flt_parse_line(line, &fl) != FLT_ADAPTIVE || !fl.has_dev)
 		return NULL;
 	time_end = *line == '[' ? strchr(line, ']') : NULL;
-	if (time_end && time_end < p)
+	if (time_end)
 		line = time_end + 1;
 	while (*line == ' ')
 		line++;
-	/* the device must be named: "<driver> <device>" */
-	return p > line && memchr(line, ' ', p - line) ? line : NULL;
+	return line;
 }
 
 /* How kernel lines start when printk prints no time (printk.time=0). */
