@@ -106,6 +106,7 @@ bench-farm: deps all-kernels farm-tools
 
 bench-iova: deps all-kernels farm-tools
 	@scripts/bench-iova -n 3
+	@scripts/bench-iova -M -n 3
 
 # Figures for README: build times per arch, IOVA cost with the trick on/off.
 bench: deps
@@ -139,7 +140,7 @@ targets:
   bench              bench-build for every arch, then bench-farm and bench-iova
   bench-build        kernel build times for ARCH (cold, warm, no-op)
   bench-farm         boot-to-agent times and the default matrix's wall time
-  bench-iova         the iova-bench workload with the SAC trick on and off
+  bench-iova         iova-bench: the SAC trick on and off, then always/adaptive/strict against never in one boot
   farm-tools         the farm's runner, classifier, guest agents and modules
   deps               install what debian/control, debian/tests/control and tests/control declare (root)
   clean              remove $$BUILD_DIR's kernels, logs and host tools

@@ -15,9 +15,9 @@
  * none with sac.iova-bench.ctl=none.
  * Other parameters, passed on to the module: sac.iova-bench.ops, .ring,
  * .kib (churn mapping size), .levels (e.g. 0-50-90-99-100; dashes stand
- * for the module's commas), .quick=1. sac.iova-bench.ab=1 runs the bench
- * a second time with the bench device on the other policy (see
- * bench_other_policy()).
+ * for the module's commas), .resize_kib (an MTU change before each
+ * level, see sac_iova.c), .quick=1. sac.iova-bench.modes=dac,sac,...
+ * runs the bench once per policy in the same boot (see bench_modes()).
  *
  * Metrics: sac (1: a 64-bit map on an empty space got a 32-bit IOVA, i.e.
  * the kernel uses the trick), and per level N: map_p50_ns_fillN,
@@ -42,7 +42,10 @@
 #include "workloads.h"
 
 #define REPORT		"/sys/kernel/debug/sac_iova/report"
+#define STUB_DRIVER	"/sys/bus/pci/drivers/pci-stub"
 #define MAX_LEVELS	8
+#define MAX_MODES	4
+#define MODE_LEN	16
 #define BDF_LEN		13	/* DDDD:BB:SS.F and its NUL */
 
 struct iova_level {
@@ -134,7 +137,7 @@ static bool valid_levels(const char *s)
 static bool module_params(struct sac_result *r, const char *bdf,
 			  const char *ctl, char *out, size_t cap)
 {
-	unsigned long ops, ring, kib, quick;
+	unsigned long ops, ring, kib, quick, resize;
 	const char *levels = sac_param(r, "levels", "0-50-90-99-100");
 	char lv[64];
 	size_t i;
@@ -142,11 +145,13 @@ static bool module_params(struct sac_result *r, const char *bdf,
 	if (sac_param_uint(r, "ops", 3000, 1, 100000, &ops) ||
 	    sac_param_uint(r, "ring", 512, 1, 8192, &ring) ||
 	    sac_param_uint(r, "kib", 4, 4, 2048, &kib) ||
+	    sac_param_uint(r, "resize_kib", 0, 0, 128, &resize) ||
 	    sac_param_uint(r, "quick", 0, 0, 1, &quick))
 		return false;
-	if (kib & (kib - 1)) {
-		sac_fail(r, "bad-parameter: sac.iova-bench.kib=%lu (want a power of two)",
-			 kib);
+	if ((kib & (kib - 1)) || (resize & (resize - 1)) ||
+	    (resize && resize < 4)) {
+		sac_fail(r, "bad-parameter: sac.iova-bench.kib=%lu resize_kib=%lu (powers of two)",
+			 kib, resize);
 		return false;
 	}
 	if (!valid_levels(levels) || strlen(levels) >= sizeof(lv)) {
@@ -158,8 +163,10 @@ static bool module_params(struct sac_result *r, const char *bdf,
 	for (i = 0; lv[i]; i++)
 		if (lv[i] == '-')
 			lv[i] = ',';	/* the module's separator */
-	snprintf(out, cap, "bdf=%s%s%s ops=%lu ring=%lu map_kib=%lu quick=%lu fill_levels=%s",
-		 bdf, *ctl ? " ctl_bdf=" : "", ctl, ops, ring, kib, quick, lv);
+	snprintf(out, cap,
+		 "bdf=%s%s%s ops=%lu ring=%lu map_kib=%lu resize_kib=%lu quick=%lu fill_levels=%s",
+		 bdf, *ctl ? " ctl_bdf=" : "", ctl, ops, ring, kib, resize,
+		 quick, lv);
 	return true;
 }
 
@@ -294,16 +301,25 @@ static double median_ctl(const struct iova_report *rep)
 	return v[rep->nlv / 2];
 }
 
-static void emit_report(struct sac_result *r, const struct iova_report *rep)
+/* brief: map p50 and above4g per level only, to leave room for modes */
+static void emit_report(struct sac_result *r, const struct iova_report *rep,
+			bool brief)
 {
+	char name[SAC_NAME_MAX + 1];
 	int i;
 
 	if (rep->sac >= 0)
 		sac_metric(r, "sac", rep->sac);
 	if (rep->nlv && rep->has_ctl)
 		sac_metric(r, "ctl_map_p50_ns", median_ctl(rep));
-	for (i = 0; i < rep->nlv; i++)
+	for (i = 0; i < rep->nlv && !brief; i++)
 		emit_level(r, &rep->lv[i]);
+	for (i = 0; i < rep->nlv && brief; i++) {
+		snprintf(name, sizeof(name), "map_p50_ns_fill%u", rep->lv[i].pct);
+		sac_metric(r, name, rep->lv[i].map_p50);
+		snprintf(name, sizeof(name), "above4g_fill%u", rep->lv[i].pct);
+		sac_metric(r, name, rep->lv[i].above4g);
+	}
 	sac_detail(r, "chunks_max", "%lu", rep->chunks_max);
 	sac_detail(r, "module_ms", "%lu", rep->total_ms);
 	if (strcmp(rep->status, "ok"))
@@ -388,61 +404,170 @@ static double relative_cost(const struct iova_level *with,
 	return b ? a / b : NAN;
 }
 
-/*
- * sac.iova-bench.ab=1: the same bench again in the same boot with the
- * bench device switched to the other policy through sysfs. Both runs see
- * the same guest and host, so sac_cost_fillN (map p50 with the trick /
- * without) is far steadier than a ratio across two boots. Metrics:
- * alt.sac (the policy of the second run) and alt.sac_cost_fillN.
- */
-static void bench_other_policy(struct sac_result *r, const char *bdf,
-			       const char *path, const char *params,
-			       const struct iova_report *first)
+/* One policy as iommu_dma_sac/policy takes it (patches 0003, 0005, 0006). */
+static bool valid_mode(const char *m)
 {
-	const struct iova_report *with, *without;
-	char name[SAC_NAME_MAX + 1];
-	struct iova_report alt;
-	const char *policy = first->sac ? "dac" : "sac";
-	int rc, i;
+	unsigned long bits;
+	char *end;
 
-	rc = sac_unload_module("sac_iova");
+	if (!strcmp(m, "sac") || !strcmp(m, "dac") || !strcmp(m, "adaptive"))
+		return true;
+	if (strncmp(m, "bits=", 5))
+		return false;
+	bits = strtoul(m + 5, &end, 10);
+	return end != m + 5 && !*end && bits >= 32 && bits <= 64;
+}
+
+/* sac.iova-bench.modes: up to MAX_MODES policies, ',' between; 0 if none. */
+static int parse_modes(struct sac_result *r, char modes[][MODE_LEN])
+{
+	const char *list = sac_param(r, "modes", ""), *p = list;
+	size_t len;
+	int n = 0;
+
+	if (!*list)
+		return 0;
+	for (;;) {
+		len = strcspn(p, ",");
+		if (n == MAX_MODES || len >= MODE_LEN)
+			break;
+		snprintf(modes[n], MODE_LEN, "%.*s", (int)len, p);
+		if (!valid_mode(modes[n++]))
+			break;
+		if (!p[len])
+			return n;
+		p += len + 1;
+	}
+	sac_fail(r, "bad-parameter: sac.iova-bench.modes=%.60s (up to %d policies)",
+		 list, MAX_MODES);
+	return -1;
+}
+
+/*
+ * Writes the bench device's policy. Unbound on arm64, a device has not
+ * met its IOMMU yet (that happens when a driver binds): bind pci-stub
+ * for the write. The policy lives with the device's IOMMU data, which
+ * unbinding leaves in place.
+ */
+static int policy_put(const char *bdf, const char *mode)
+{
+	int rc = sac_pci_write(bdf, "iommu_dma_sac/policy", mode);
+
+	if (rc != -ENODEV)
+		return rc;
+	rc = sac_pci_write(bdf, "driver_override", "pci-stub");
 	if (!rc)
-		rc = sac_pci_write(bdf, "iommu_dma_sac/policy", policy);
-	if (rc) {
-		sac_fail(r, "ab: cannot switch %s to %s: %s (kernel without patch 0003?)",
-			 bdf, policy, strerror(-rc));
-		return;
+		rc = sac_sysfs_write(STUB_DRIVER "/bind", bdf);
+	if (!rc) {
+		rc = sac_pci_write(bdf, "iommu_dma_sac/policy", mode);
+		sac_sysfs_write(STUB_DRIVER "/unbind", bdf);
 	}
-	r->prefix = "alt.";
-	if (!bench_once(r, path, params, &alt))
-		goto out;
-	/*
-	 * The module's own probe cannot tell here: the IOVA cache still holds
-	 * the first run's 32-bit IOVAs and hands them out under either policy.
-	 */
-	sac_metric(r, "sac", !first->sac);
-	with = first->sac ? first : &alt;
-	without = first->sac ? &alt : first;
-	for (i = 0; i < with->nlv && i < without->nlv; i++) {
-		snprintf(name, sizeof(name), "sac_cost_fill%u", with->lv[i].pct);
-		sac_metric(r, name, relative_cost(&with->lv[i], &without->lv[i]));
+	sac_pci_write(bdf, "driver_override", "\n");
+	return rc;
+}
+
+/*
+ * A fresh IOMMU domain for the bench device, so that no run inherits the
+ * IOVA tree and per-CPU caches of the one before: remove the device and
+ * rescan the bus; it comes back at its address with a new group.
+ */
+static int fresh_device(const char *bdf)
+{
+	int rc = sac_unload_module("sac_iova");
+
+	if (!rc)
+		rc = sac_pci_write(bdf, "remove", "1");
+	if (!rc)
+		rc = sac_sysfs_write("/sys/bus/pci/rescan", "1");
+	if (!rc && !sac_pci_hex(bdf, "vendor"))
+		rc = -ENODEV;
+	return rc;
+}
+
+/* The metric prefix of a mode: "bits=48" becomes "bits48." */
+static void mode_prefix(const char *mode, char *buf, size_t cap)
+{
+	size_t i, j = 0;
+
+	for (i = 0; mode[i] && j + 2 < cap; i++)
+		if (mode[i] != '=')
+			buf[j++] = mode[i];
+	buf[j++] = '.';
+	buf[j] = '\0';
+}
+
+/* Mode m's cost against dac's at each level, and its map p50s in a detail. */
+static void emit_mode(struct sac_result *r, const char *mode,
+		      const struct iova_report *m, const struct iova_report *dac)
+{
+	char prefix[MODE_LEN + 1], name[SAC_NAME_MAX + 1], p50[SAC_DETAIL_MAX];
+	size_t len = 0;
+	int i;
+
+	mode_prefix(mode, prefix, sizeof(prefix));
+	for (i = 0; i < m->nlv; i++)
+		len += snprintf(p50 + len, len < sizeof(p50) ? sizeof(p50) - len : 0,
+				"%s%u:%.0f", i ? " " : "", m->lv[i].pct,
+				m->lv[i].map_p50);
+	r->prefix = prefix;
+	sac_detail(r, "map_p50_ns", "%s", p50);
+	for (i = 0; dac && i < m->nlv && i < dac->nlv; i++) {
+		snprintf(name, sizeof(name), "cost_fill%u", m->lv[i].pct);
+		sac_metric(r, name, relative_cost(&m->lv[i], &dac->lv[i]));
 	}
-	if (strcmp(alt.status, "ok"))
-		sac_fail(r, "sac_iova (%s): %s", policy, alt.status);
-out:
 	r->prefix = NULL;
-	sac_pci_write(bdf, "iommu_dma_sac/policy", "default");
+}
+
+/*
+ * sac.iova-bench.modes=dac,sac,adaptive,bits=48: the bench once per
+ * policy, written to iommu_dma_sac/policy, each on a fresh domain (see
+ * fresh_device()), in one boot: the same guest and host for all, so
+ * <mode>.cost_fillN (its map p50 over dac's, each divided by the control
+ * device's of the same run and level) is far steadier than a ratio
+ * across boots. The dac run's own figures are the plain metrics.
+ */
+static void bench_modes(struct sac_result *r, const char *bdf,
+			const char *path, const char *params,
+			char modes[][MODE_LEN], int n)
+{
+	static struct iova_report reps[MAX_MODES];
+	const struct iova_report *dac = NULL;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		rc = i ? fresh_device(bdf) : 0;
+		if (!rc)
+			rc = policy_put(bdf, modes[i]);
+		if (rc) {
+			sac_fail(r, "modes: cannot put %s on %s: %s",
+				 bdf, modes[i], strerror(-rc));
+			return;
+		}
+		if (!bench_once(r, path, params, &reps[i]))
+			return;
+		if (strcmp(reps[i].status, "ok")) {
+			sac_fail(r, "sac_iova (%s): %s", modes[i], reps[i].status);
+			return;
+		}
+		if (!strcmp(modes[i], "dac"))
+			dac = &reps[i];
+	}
+	emit_report(r, dac ? dac : &reps[0], true);
+	for (i = 0; i < n; i++)
+		if (&reps[i] != dac)
+			emit_mode(r, modes[i], &reps[i], dac);
 }
 
 void wl_iova(struct sac_result *r)
 {
 	char bdf[BDF_LEN], ctl[BDF_LEN], params[320], path[128];
+	char modes[MAX_MODES][MODE_LEN];
 	struct iova_report rep;
-	unsigned long ab;
 	struct utsname u;
+	int nmodes;
 
-	if (sac_param_uint(r, "ab", 0, 0, 1, &ab) ||
-	    !pick_devices(r, bdf, ctl) ||
+	nmodes = parse_modes(r, modes);
+	if (nmodes < 0 || !pick_devices(r, bdf, ctl) ||
 	    !module_params(r, bdf, ctl, params, sizeof(params)))
 		return;
 	uname(&u);
@@ -450,9 +575,10 @@ void wl_iova(struct sac_result *r)
 		 u.release);
 	sac_detail(r, "bdf", "%s", bdf);
 	sac_detail(r, "ctl_bdf", "%s", *ctl ? ctl : "none");
-	if (!bench_once(r, path, params, &rep))
+	if (nmodes) {
+		bench_modes(r, bdf, path, params, modes, nmodes);
 		return;
-	emit_report(r, &rep);
-	if (ab && r->status == SAC_PASS)
-		bench_other_policy(r, bdf, path, params, &rep);
+	}
+	if (bench_once(r, path, params, &rep))
+		emit_report(r, &rep, false);
 }

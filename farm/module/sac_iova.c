@@ -27,6 +27,13 @@
  * Levels are filled incrementally within one module load, so one boot
  * gives one curve.
  *
+ * resize_kib= replays a NIC's MTU change before each level's churn: a
+ * ring of that size is mapped, turned once and freed, the way a driver
+ * reallocates its ring at another buffer size. Sizes up to 128 KiB go
+ * back to the per-CPU IOVA cache, which keeps them allocated: cached
+ * IOVAs of the old size pin 32-bit space that the new size cannot use,
+ * the pathology mainline's adaptive SAC cites.
+ *
  * Under TCG the guest's speed follows the host's load, by up to a factor
  * of two between one fill level and the next. So a second device of the
  * same kind (ctl_bdf=, optional), whose IOVA space is never filled, runs
@@ -94,6 +101,10 @@ static unsigned int map_kib = 4;
 module_param(map_kib, uint, 0444);
 MODULE_PARM_DESC(map_kib, "size of each churn mapping in KiB: 4 .. 2048, a power of two (> 128 bypasses the IOVA rcache)");
 
+static unsigned int resize_kib;
+module_param(resize_kib, uint, 0444);
+MODULE_PARM_DESC(resize_kib, "MTU change: the old ring's mapping size in KiB, 4 .. 128, freed into the IOVA cache before each level's churn (0: none)");
+
 static bool quick;
 module_param(quick, bool, 0444);
 MODULE_PARM_DESC(quick, "test mode: few ops and a small ring");
@@ -142,6 +153,7 @@ struct sac_iova {
 	unsigned int nplug;
 
 	struct sac_iova_ring bench, ctl;	/* ctl.dev NULL: no control */
+	size_t resize_size;		/* the old ring's, 0: no MTU change */
 	u64 *pair_ns;
 	dma_addr_t first_iova;		/* a 64-bit map into an empty space */
 
@@ -206,6 +218,13 @@ static int sac_iova_check_params(struct sac_iova *sac)
 		return -EINVAL;
 	}
 	sac->map_size = kib * SZ_1K;
+	if (resize_kib && (!is_power_of_2(resize_kib) ||
+			   resize_kib * SZ_1K < PAGE_SIZE || resize_kib > 128)) {
+		pr_err("resize_kib=%u: must be 0 or a power of two, page size .. 128\n",
+		       resize_kib);
+		return -EINVAL;
+	}
+	sac->resize_size = resize_kib * SZ_1K;
 	if (sac_iova_parse_levels(sac, fill_levels)) {
 		pr_err("fill_levels=%s: want increasing percentages 0..100, at most %d\n",
 		       fill_levels, SAC_IOVA_MAX_LEVELS);
@@ -566,6 +585,28 @@ static int sac_iova_churn(struct sac_iova *sac, struct sac_iova_level *lv)
 	return ret;
 }
 
+/*
+ * The MTU change: the bench ring at the old size, turned once and freed
+ * into the IOVA cache, before the ring at the new size is timed.
+ */
+static int sac_iova_old_ring(struct sac_iova *sac)
+{
+	size_t new_size = sac->map_size;
+	unsigned int i;
+	int ret;
+
+	sac->map_size = sac->resize_size;
+	ret = sac_iova_ring_fill(sac, &sac->bench);
+	if (!ret) {
+		for (i = 0; !ret && i < sac->ring; i++)
+			ret = sac_iova_churn_one(sac, &sac->bench,
+						 sac->ring + i, -1);
+		sac_iova_ring_empty(sac, &sac->bench);
+	}
+	sac->map_size = new_size;
+	return ret;
+}
+
 static int sac_iova_measure(struct sac_iova *sac, struct sac_iova_level *lv)
 {
 	int ret;
@@ -573,6 +614,11 @@ static int sac_iova_measure(struct sac_iova *sac, struct sac_iova_level *lv)
 	ret = sac_iova_set_mask(sac, sac->dev, 64);
 	if (ret)
 		return ret;
+	if (sac->resize_size) {
+		ret = sac_iova_old_ring(sac);
+		if (ret)
+			return ret;
+	}
 	ret = sac_iova_ring_fill(sac, &sac->bench);
 	if (ret)
 		return ret;
@@ -646,10 +692,11 @@ static int sac_iova_report_show(struct seq_file *m, void *unused)
 	struct sac_iova *sac = m->private;
 	unsigned int i;
 
-	seq_printf(m, "bdf=%s\nctl_bdf=%s\nmap_kib=%zu\nring=%u\nops=%u\n",
+	seq_printf(m, "bdf=%s\nctl_bdf=%s\nmap_kib=%zu\nresize_kib=%zu\nring=%u\nops=%u\n",
 		   dev_name(sac->dev),
 		   sac->ctl.dev ? dev_name(sac->ctl.dev) : "none",
-		   sac->map_size / SZ_1K, sac->ring, sac->ops);
+		   sac->map_size / SZ_1K, sac->resize_size / SZ_1K, sac->ring,
+		   sac->ops);
 	seq_printf(m, "chunk_kib=%lu\nchunks_max=%u\n",
 		   SAC_IOVA_CHUNK_SIZE / SZ_1K, sac->chunks_max);
 	seq_printf(m, "first_iova=%pad\nsac=%d\n", &sac->first_iova,
