@@ -470,6 +470,27 @@ static void test_notice(void)
 	       "notice: counted and quoted in the reason, even of a pass");
 }
 
+/* A fault at a top-of-range IOVA cut to k bits: the device's real width. */
+static void test_cut(void)
+{
+	expect(run_mid(START RESULT,
+		       "[    2.000000] DMAR: [DMA Read NO_PASID] Request device [00:03.0] fault addr 0xfffff000 [fault reason 0x06] PTE Read access is not set\n",
+		       NULL),
+	       "iommu-fault", "reason",
+	       "1 at an address just below 2^32, a top-of-range IOVA cut to 32 bits: device 0000:00:03.0 decodes about 32 bits",
+	       "cut: a DMAR fault at 0xfffff000 names a 32-bit device");
+	expect(run_mid(START RESULT,
+		       "[    2.000000] AMD-Vi: Event logged [IO_PAGE_FAULT device=28:00.0 domain=0x000b address=0x7fffff00000 flags=0x0000]\n",
+		       NULL),
+	       "iommu-fault", "reason", "device 0000:28:00.0 decodes about 43 bits",
+	       "cut: the ASM1061 signature, an AMD-Vi fault at 0x7fffff00000, is 43 bits");
+	expect(run_mid(START RESULT,
+		       "[    2.000000] DMAR: [DMA Read NO_PASID] Request device [00:03.0] fault addr 0x12345000 [fault reason 0x06] PTE Read access is not set\n",
+		       NULL),
+	       "iommu-fault", "reason", "1 IOMMU fault line, first at line 3",
+	       "cut: an address in the middle of the range says nothing of the width");
+}
+
 /* An agent result line with kernel text spliced in at "sta|tus". */
 #define R1 N "result {\"workload\":\"w1\",\"sta"
 #define R2 "tus\":\"pass\"}\n"
@@ -748,6 +769,7 @@ int main(void)
 	test_err_flood();
 	test_interleave();
 	test_notice();
+	test_cut();
 	test_flood();
 	test_chain();
 	printf("1..%d\n", test_no);

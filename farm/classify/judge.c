@@ -19,6 +19,7 @@
 
 #include "chain.h"
 #include "classify.h"
+#include "faults.h"
 #include "stages.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -43,6 +44,9 @@ struct scan {
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
 	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
 	struct ev notice;	/* the first SAC fallback notice */
+	/* fault addresses cut to k bits (flt_cut_bits()): a device's width */
+	unsigned int cut_faults, cut_bits;
+	char cut_dev[FLT_BDF_LEN];	/* the first such fault's device, or "" */
 	const char *kerr_class;
 	char bad_why[200];
 	/* the agent's lines: the chain's next, and where it broke (0: not) */
@@ -374,6 +378,23 @@ static int sac_line(struct scan *s, const char *line, size_t n,
 	return 0;
 }
 
+/* A fault at an address cut to k bits: the device decodes about k. */
+static void note_cut(struct scan *s, const char *line)
+{
+	struct flt_line fl;
+	unsigned int k;
+
+	flt_parse_line(line, &fl);
+	k = fl.has_addr ? flt_cut_bits(fl.addr) : 0;
+	if (!k)
+		return;
+	if (!s->cut_faults++) {
+		s->cut_bits = k;
+		if (fl.has_dev)
+			flt_format_bdf(fl.dev, s->cut_dev);
+	}
+}
+
 /* A line the kernel (or QEMU) printed: remember what it says. */
 static void kernel_line(struct scan *s, const char *line, size_t n,
 			unsigned int no)
@@ -393,6 +414,7 @@ static void kernel_line(struct scan *s, const char *line, size_t n,
 	case CLS_FAULT:
 		s->faults++;
 		ev_first(&s->fault, line, n, no);
+		note_cut(s, line);
 		break;
 	case CLS_KERNEL_ERROR:
 		if (!s->kerrs++) {
@@ -849,13 +871,24 @@ static bool judge_hang(struct scan *s, struct verdict *v)
 	return true;
 }
 
+#define CUT_FMT "%u IOMMU fault line%s, first at line %u; %u at an address just below 2^%u, a top-of-range IOVA cut to %u bits: device%s%s decodes about %u bits"
+
 static bool judge_fault(struct scan *s, struct verdict *v)
 {
 	if (!s->faults)
 		return false;
+	if (!s->cut_faults) {
+		decide(v, "iommu-fault", &s->fault,
+		       json_sprintf("%u IOMMU fault line%s, first at line %u",
+				    s->faults, s->faults == 1 ? "" : "s",
+				    s->fault.no));
+		return true;
+	}
 	decide(v, "iommu-fault", &s->fault,
-	       json_sprintf("%u IOMMU fault line%s, first at line %u",
-			    s->faults, s->faults == 1 ? "" : "s", s->fault.no));
+	       json_sprintf(CUT_FMT,
+			    s->faults, s->faults == 1 ? "" : "s", s->fault.no,
+			    s->cut_faults, s->cut_bits, s->cut_bits,
+			    *s->cut_dev ? " " : "", s->cut_dev, s->cut_bits));
 	return true;
 }
 

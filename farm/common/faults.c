@@ -532,6 +532,24 @@ static enum flt_kind parse_adaptive(const char *line, struct flt_line *o)
 	return FLT_ADAPTIVE;
 }
 
+#define CUT_MIN_BITS	32	/* below this the trick itself would help nothing */
+#define CUT_MAX_BITS	47	/* 48: the full width of a 4-level IOVA space */
+#define CUT_SLACK_SHIFT	4	/* "just below": within the top 1/16 of 2^k */
+
+unsigned int flt_cut_bits(uint64_t addr)
+{
+	unsigned int k;
+	uint64_t top;
+
+	if (!addr)
+		return 0;
+	k = 64 - (unsigned int)__builtin_clzll(addr);
+	if (k < CUT_MIN_BITS || k > CUT_MAX_BITS)
+		return 0;
+	top = 1ULL << k;
+	return top - addr <= top >> CUT_SLACK_SHIFT ? k : 0;
+}
+
 enum flt_kind flt_parse_line(const char *line, struct flt_line *out)
 {
 	static enum flt_kind (*const parsers[])(const char *, struct flt_line *) = {

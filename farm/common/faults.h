@@ -79,6 +79,16 @@ enum flt_kind flt_parse_line(const char *line, struct flt_line *out);
 /* A line the classifier counts as an IOMMU fault. */
 bool flt_is_fault_line(enum flt_kind kind);
 
+/*
+ * The IOVA allocator hands out addresses top-down from a device's DMA
+ * limit, so a device that drops every address bit above bit k-1 turns
+ * the first IOVAs it gets into addresses just below 2^k: 0xfffffffff000
+ * becomes 0xfffff000 for k = 32, and an ASM1061-like part that decodes 43
+ * bits faults at 0x7fffff00000. For a fault address "cut" like that, k:
+ * how many bits the device really decodes; 0 for any other address.
+ */
+unsigned int flt_cut_bits(uint64_t addr);
+
 /* "intel-dmar", "amd-vi", "arm-smmu-v3", "arm-smmu", "virtio-iommu". */
 const char *flt_family_name(enum flt_family family);
 

@@ -5,12 +5,8 @@
  * like a device that decodes fewer address bits than its driver claims,
  * which is what the SAC trick hides?
  *
- * The IOVA allocator hands out addresses top-down from the device's DMA
- * limit, so a device that drops every address bit above bit k-1 turns
- * the first IOVAs it gets into addresses just below 2^k: 0xfffffffff000
- * becomes 0xfffff000 for k = 32, and an ASM1061-like part that decodes 43
- * bits reports 0x7fffff00000. Such an address, "cut" to k bits, is the
- * fingerprint; k is how many bits the device really decodes.
+ * A fault address "cut" to k bits (flt_cut_bits(), farm/common/faults.c)
+ * is the fingerprint; k is how many bits the device really decodes.
  *
  * An IOMMU that reports no fault leaves only the damage: the farm agent's
  * result that found the data corrupted while the device had DMA addresses
@@ -22,23 +18,6 @@
 #include "triage.h"
 
 #define FOUR_GIB	(1ULL << 32)
-#define CUT_MIN_BITS	32	/* below this the trick itself would help nothing */
-#define CUT_MAX_BITS	47	/* 48: the full width of a 4-level IOVA space */
-#define CUT_SLACK_SHIFT	4	/* "just below": within the top 1/16 of 2^k */
-
-unsigned int tri_cut_bits(uint64_t addr)
-{
-	unsigned int k;
-	uint64_t top;
-
-	if (!addr)
-		return 0;
-	k = 64 - (unsigned int)__builtin_clzll(addr);
-	if (k < CUT_MIN_BITS || k > CUT_MAX_BITS)
-		return 0;
-	top = 1ULL << k;
-	return top - addr <= top >> CUT_SLACK_SHIFT ? k : 0;
-}
 
 static struct tri_device *new_device(struct triage *t)
 {
@@ -94,7 +73,7 @@ static struct tri_device *device_by_id(struct triage *t,
 
 static void add_address(struct tri_device *d, uint64_t addr)
 {
-	unsigned int i, k = tri_cut_bits(addr);
+	unsigned int i, k = flt_cut_bits(addr);
 
 	d->with_addr++;
 	if (addr >= FOUR_GIB)

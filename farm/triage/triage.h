@@ -129,7 +129,6 @@ struct tri_device *tri_device_at(struct triage *t, uint32_t bdf);
 void tri_event(const struct flt_event *ev, void *arg);
 void tri_finish(struct triage *t);
 bool tri_found(const struct triage *t);
-unsigned int tri_cut_bits(uint64_t addr);
 bool tri_adaptive_first(const struct tri_device *d);
 bool tri_wants_entry(const struct tri_device *d);
 unsigned int tri_entries(const struct triage *t, char *buf, size_t size);

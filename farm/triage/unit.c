@@ -307,7 +307,7 @@ static void test_cut_bits(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		snprintf(what, sizeof(what), "0x%llx -> %u bits", cases[i].addr,
 			 cases[i].k);
-		check(tri_cut_bits(cases[i].addr) == cases[i].k, "cut IOVA: %s", what);
+		check(flt_cut_bits(cases[i].addr) == cases[i].k, "cut IOVA: %s", what);
 	}
 }
 
