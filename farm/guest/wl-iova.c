@@ -532,7 +532,9 @@ static void bench_modes(struct sac_result *r, const char *bdf,
 {
 	static struct iova_report reps[MAX_MODES];
 	const struct iova_report *dac = NULL;
+	char prefix[MODE_LEN + 1];
 	int i, rc;
+	bool ok;
 
 	for (i = 0; i < n; i++) {
 		rc = i ? fresh_device(bdf) : 0;
@@ -543,7 +545,11 @@ static void bench_modes(struct sac_result *r, const char *bdf,
 				 bdf, modes[i], strerror(-rc));
 			return;
 		}
-		if (!bench_once(r, path, params, &reps[i]))
+		mode_prefix(modes[i], prefix, sizeof(prefix));
+		r->prefix = prefix;	/* each run's details apart */
+		ok = bench_once(r, path, params, &reps[i]);
+		r->prefix = NULL;
+		if (!ok)
 			return;
 		if (strcmp(reps[i].status, "ok")) {
 			sac_fail(r, "sac_iova (%s): %s", modes[i], reps[i].status);

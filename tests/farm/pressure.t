@@ -48,7 +48,7 @@ for m in $machines; do
 			is "$(q "$m" "$f" "$w" adaptive '.metrics["'"$w"'.notices"]')" 1 \
 				"$m $f $w@adaptive: the kernel said once that the device switched"
 			like "$(q "$m" "$f" "$w" adaptive .reason)" \
-				'; 1 SAC fallback notice, first at line [0-9]+: "sac_edu [0-9a-f:.]+: Using 64-bit DMA addresses"' \
+				'; 1 SAC fallback notice, first at line [0-9]+: "sac_edu [0-9a-f:.]+: Using [0-9]+-bit DMA addresses"' \
 				"$m $f $w@adaptive: the reason quotes the notice, naming the device"
 			like "$(q "$m" "$f" "$w" strict '.results[0].details.outcome')" \
 				'^clean mapping error' \
