@@ -71,16 +71,8 @@ all-release-check: deps host-tools
 # Everything farm/farm needs; it runs this before every run.
 farm-tools: host-tools farm-runner guest-agents farm-modules
 
-# Two tests that mostly wait (the LAVA lab's daemons and scheduler, the
-# autopkgtest chroot's dpkg and apt) run beside the others, each in its
-# own sequence: three at a time fill the cores the waiting leaves idle
-# (README, "Tests": measured side by side). Each test keeps its own
-# scratch and output directories, so none sees another's files.
-CHECK_RULES := --rules='seq=tests/lava-lab/*.t' \
-	--rules='seq=tests/debs/autopkgtest.t' --rules='seq=**'
-
 check: deps host-tools all-kernels debug-kernels all-release-check farm-tools all-debs
-	$(PROVE) -j3 $(CHECK_RULES) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/faults tests/debs tests/lava tests/lava-lab
+	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/faults tests/debs tests/lava tests/lava-lab
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
 # (lava-server + lava-worker, scripts/lava-lab) running rendered jobs

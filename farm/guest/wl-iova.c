@@ -386,20 +386,26 @@ static bool bench_once(struct sac_result *r, const char *path,
 	return true;
 }
 
+/* The control device's map+unmap p50s at a level: the guest's speed. */
+static double control_pair(const struct iova_level *lv)
+{
+	return lv->ctl_map_p50 + lv->ctl_unmap_p50;
+}
+
 /*
- * Map p50 with the trick over map p50 without, each first divided by the
- * control device's map p50 of the same level and run: under TCG the
- * guest's speed follows the host's load from one second to the next.
- * Without a control, the plain ratio. NAN (dropped) when a figure is 0.
+ * Map+unmap p50 of one run over another's, each first divided by the
+ * control device's of the same level and run: under TCG the guest's
+ * speed follows the host's load from one second to the next. Without a
+ * control, the plain ratio. NAN (dropped) when a figure is 0.
  */
 static double relative_cost(const struct iova_level *with,
 			    const struct iova_level *without)
 {
-	double a = with->map_p50, b = without->map_p50;
+	double a = with->pair_p50, b = without->pair_p50;
 
-	if (with->ctl_map_p50 && without->ctl_map_p50) {
-		a /= with->ctl_map_p50;
-		b /= without->ctl_map_p50;
+	if (control_pair(with) && control_pair(without)) {
+		a /= control_pair(with);
+		b /= control_pair(without);
 	}
 	return b ? a / b : NAN;
 }
@@ -496,7 +502,7 @@ static void mode_prefix(const char *mode, char *buf, size_t cap)
 	buf[j] = '\0';
 }
 
-/* Mode m's cost against dac's at each level, and its map p50s in a detail. */
+/* Mode m's cost against dac's at each level; its map+unmap p50s in a detail. */
 static void emit_mode(struct sac_result *r, const char *mode,
 		      const struct iova_report *m, const struct iova_report *dac)
 {
@@ -508,9 +514,9 @@ static void emit_mode(struct sac_result *r, const char *mode,
 	for (i = 0; i < m->nlv; i++)
 		len += snprintf(p50 + len, len < sizeof(p50) ? sizeof(p50) - len : 0,
 				"%s%u:%.0f", i ? " " : "", m->lv[i].pct,
-				m->lv[i].map_p50);
+				m->lv[i].pair_p50);
 	r->prefix = prefix;
-	sac_detail(r, "map_p50_ns", "%s", p50);
+	sac_detail(r, "pair_p50_ns", "%s", p50);
 	for (i = 0; dac && i < m->nlv && i < dac->nlv; i++) {
 		snprintf(name, sizeof(name), "cost_fill%u", m->lv[i].pct);
 		sac_metric(r, name, relative_cost(&m->lv[i], &dac->lv[i]));
@@ -522,9 +528,9 @@ static void emit_mode(struct sac_result *r, const char *mode,
  * sac.iova-bench.modes=dac,sac,adaptive,bits=48: the bench once per
  * policy, written to iommu_dma_sac/policy, each on a fresh domain (see
  * fresh_device()), in one boot: the same guest and host for all, so
- * <mode>.cost_fillN (its map p50 over dac's, each divided by the control
- * device's of the same run and level) is far steadier than a ratio
- * across boots. The dac run's own figures are the plain metrics.
+ * <mode>.cost_fillN (its map+unmap p50 over dac's, each divided by the
+ * control device's of the same run and level) is far steadier than a
+ * ratio across boots. The dac run's own figures are the plain metrics.
  */
 static void bench_modes(struct sac_result *r, const char *bdf,
 			const char *path, const char *params,
