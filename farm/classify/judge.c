@@ -21,6 +21,7 @@
 #include "classify.h"
 #include "faults.h"
 #include "stages.h"
+#include "util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1030,20 +1031,34 @@ static void judge_end(struct scan *s, struct verdict *v)
 			    skips ? " (the rest skipped)" : ""));
 }
 
-/* Lines with another nonce never count, but a reader should know of them. */
-static void note_foreign(struct scan *s, struct verdict *v)
+/* Adds "; NOTE" to the reason; an infra-error's reason stays as it is. */
+static void __printf(2, 3) note(struct verdict *v, const char *fmt, ...)
 {
-	json_t *r;
+	json_t *text, *r;
+	va_list ap;
 
-	if (!s->foreign || !strcmp(v->outcome, "infra-error") || !v->reason)
+	if (!strcmp(v->outcome, "infra-error") || !v->reason)
 		return;
-	r = json_sprintf("%s; ignored %u SAC line%s with another nonce",
-			 json_string_value(v->reason), s->foreign,
-			 s->foreign == 1 ? "" : "s");
+	va_start(ap, fmt);
+	text = json_vsprintf(fmt, ap);
+	va_end(ap);
+	if (!text)
+		return;
+	r = json_sprintf("%s; %s", json_string_value(v->reason),
+			 json_string_value(text));
+	json_decref(text);
 	if (!r)
 		return;
 	json_decref(v->reason);
 	v->reason = r;
+}
+
+/* Lines with another nonce never count, but a reader should know of them. */
+static void note_foreign(struct scan *s, struct verdict *v)
+{
+	if (s->foreign)
+		note(v, "ignored %u SAC line%s with another nonce", s->foreign,
+		     s->foreign == 1 ? "" : "s");
 }
 
 /*
@@ -1053,18 +1068,10 @@ static void note_foreign(struct scan *s, struct verdict *v)
  */
 static void note_notice(struct scan *s, struct verdict *v)
 {
-	json_t *r;
-
-	if (!s->notices || !strcmp(v->outcome, "infra-error") || !v->reason)
-		return;
-	r = json_sprintf("%s; %u SAC fallback notice%s, first at line %u: \"%s\"",
-			 json_string_value(v->reason), s->notices,
-			 s->notices == 1 ? "" : "s", s->notice.no,
-			 s->notice.text);
-	if (!r)
-		return;
-	json_decref(v->reason);
-	v->reason = r;
+	if (s->notices)
+		note(v, "%u SAC fallback notice%s, first at line %u: \"%s\"",
+		     s->notices, s->notices == 1 ? "" : "s", s->notice.no,
+		     s->notice.text);
 }
 
 static void judge(struct scan *s, struct verdict *v, struct ev *tmp)

@@ -57,9 +57,8 @@ struct edu_totals {
 	unsigned long long above_4g;
 	unsigned long long iova_min;
 	unsigned long long iova_max;
-	unsigned long long fill_pages;
+	unsigned long long fill_pages;	/* 0: nobody filled the IOVA space */
 	unsigned long long map_failed;	/* devices refused a mapping */
-	bool filled;
 	unsigned int xfer_details;
 };
 
@@ -174,7 +173,6 @@ static void add_summary(struct edu_totals *t, const char *line)
 	t->above_4g += kv_u64(line, "above_4g");
 	t->fill_pages += kv_u64(line, "fill_pages");
 	t->map_failed += kv_u64(line, "map_failed");
-	t->filled |= kv_u64(line, "fill_pages") != 0;
 	if (n && (t->iova_min == 0 || lo < t->iova_min))
 		t->iova_min = lo;
 	if (hi > t->iova_max)
@@ -301,7 +299,7 @@ static void emit(struct sac_result *r, const struct edu_totals *t)
 	sac_metric(r, "iova_min", t->iova_min);
 	sac_metric(r, "iova_max", t->iova_max);
 	sac_metric(r, "above_4g", t->above_4g);
-	if (t->filled) {
+	if (t->fill_pages) {
 		sac_metric(r, "fill_pages", t->fill_pages);
 		sac_metric(r, "map_failed", t->map_failed);
 	}
@@ -326,7 +324,7 @@ static void judge(struct sac_result *r, const struct edu_totals *t)
 	} else if (t->timeouts) {
 		sac_fail(r, "timeout: edu DMA never completed (%llu of %llu transfers)",
 			 t->timeouts, t->transfers);
-	} else if (t->map_failed && t->filled) {
+	} else if (t->map_failed && t->fill_pages) {
 		sac_detail(r, "outcome",
 			   "clean mapping error: with the 32-bit IOVA space exhausted (%llu pages) the kernel refused to map, no byte was harmed",
 			   t->fill_pages);

@@ -5,8 +5,8 @@
  * space of its IOMMU domain is exhausted. A lying device is safe under a
  * try-32-bit-first choice only while that space has room; here it has
  * none, filled through the device's own mappings (edu-pressure) or
- * through pci-testdev, a busy sibling in the same IOMMU group behind one
- * conventional PCI bridge (edu-pressure-group). The kernel's choice is
+ * through pci-testdev, a busy sibling in the same IOMMU group as the
+ * other function of edu's slot (edu-pressure-group). The kernel's choice is
  * the cell's variant (farm/workloads.json): the flavour's global mode,
  * adaptive, the device listed as sac, or a strict 32-bit limit.
  *
