@@ -300,34 +300,41 @@ inject_gate() {
 
 # ---- farm: cells of farm runs on the debug kernels ----------------------
 
-# Every farm line is a variant of its workload's run; the runs start first
-# and work while the other injectors do.
+# Every farm line is a variant of its workload's run. The runs start first
+# and work while the other injectors do, one run after the other: the
+# debug kernels under TCG need the cores the pool gives them, or their
+# stages outlast the machine's timeouts.
 farm_kernels=
 for a in ${FAULTS_ARCHES:-amd64 arm64}; do
 	k=$BUILD_DIR/kernel/$a-debug-desktop
 	[ -f "$k/.sac-built" ] && farm_kernels="$farm_kernels --kernel $k"
 done
+farm_runs=
+# farm_run: workload $w's run, each class of the table on it a variant
+farm_run() {
+	set --
+	while IFS='|' read -r name how inj rest; do
+		set -- "$@" --variant "$name=${inj#farm "$w" }"
+	done <<EOF
+$(grep "^[^|]*|[^|]*|farm $w " "$t/classes")
+EOF
+	# shellcheck disable=SC2086 # $farm_kernels: --kernel DIR...
+	SAC_CONSOLE_CAP=131072 "$top/farm/farm" run --workload "$w" \
+		--machine x86-intel --machine arm64-smmuv3 $farm_kernels \
+		"$@" --out "$t/farm-$w" >"$t/farm-$w.out" 2>&1
+}
 farm_start() {
 	[ -z "$quick" ] && [ -n "$farm_kernels" ] || return 0
 	# built once here, not by the runs at once
 	make -s -C "$top" farm-tools >"$t/farm-tools.log" 2>&1 ||
 		{ sed 's/^/# /' "$t/farm-tools.log"; return 0; }
 	# shellcheck disable=SC2013 # workload names are words
-	for w in $(awk -F'|' '$3 ~ /^farm / { split($3, a, " "); print a[2] }' \
+	(for w in $(awk -F'|' '$3 ~ /^farm / { split($3, a, " "); print a[2] }' \
 		"$t/classes" | sort -u); do
-		set --
-		while IFS='|' read -r name how inj rest; do
-			set -- "$@" --variant "$name=${inj#farm "$w" }"
-		done <<EOF
-$(grep "^[^|]*|[^|]*|farm $w " "$t/classes")
-EOF
-		# shellcheck disable=SC2086 # $farm_kernels: --kernel DIR...
-		SAC_CONSOLE_CAP=131072 "$top/farm/farm" run --workload "$w" \
-			--machine x86-intel --machine arm64-smmuv3 $farm_kernels \
-			"$@" --out "$t/farm-$w" >"$t/farm-$w.out" 2>&1 &
-		pids="$pids $!"
-		echo "$!" >"$t/farm-$w.pid"
-	done
+		farm_run
+	done) &
+	farm_runs=$!
+	pids="$pids $farm_runs"
 }
 
 # inject_farm WORKLOAD CMDLINE: this class's cells (variant CLASS), one
@@ -335,7 +342,7 @@ EOF
 # decides, else the last.
 inject_farm() {
 	res=$t/farm-$1/latest/results.json
-	wait "$(cat "$t/farm-$1.pid")" 2>/dev/null
+	wait "$farm_runs" 2>/dev/null
 	if [ ! -f "$res" ]; then
 		verdict error "farm run of $1 wrote no results: $(tail -n 1 "$t/farm-$1.out")"
 		return
