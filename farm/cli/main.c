@@ -106,14 +106,24 @@ static void print_words(json_t *a)
 		printf("%s%s", i ? "," : "", json_string_value(e));
 }
 
-/* A workload's own variants: each adds a cell with its command line. */
+/*
+ * A workload's own variants: each adds a cell with its command line, on
+ * kernels that have what it needs.
+ */
 static void print_workload_variants(const struct workload *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->nvariants; i++)
-		printf("    @%-12s %s\n", w->variants[i].name,
+	for (i = 0; i < w->nvariants; i++) {
+		printf("    @%-12s %s", w->variants[i].name,
 		       w->variants[i].cmdline);
+		if (json_array_size(w->variants[i].requires)) {
+			printf("  (needs ");
+			print_words(w->variants[i].requires);
+			printf(")");
+		}
+		printf("\n");
+	}
 }
 
 static int cmd_list(const struct tables *t)
@@ -536,7 +546,8 @@ static int cmd_boot(const struct tables *t, struct run_opts *o)
 	const char *mid = json_string_value(json_array_get(o->machines, 0));
 	const char *spec = json_string_value(json_array_get(o->kernels, 0));
 	const char *wname = json_string_value(json_array_get(o->workloads, 0));
-	struct variant v = { "append", (char *)(o->append ? o->append : "") };
+	struct variant v = { .name = "append",
+			     .cmdline = (char *)(o->append ? o->append : "") };
 	struct job j = { .index = 1, .v = &v, .engine = &engine_local };
 	struct kernel *k;
 	char *dir, *abs;

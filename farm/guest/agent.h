@@ -139,6 +139,11 @@ unsigned long sac_pci_hex(const char *bdf, const char *attr);
 /* Whether a driver is bound to PCI device @bdf. */
 bool sac_pci_bound(const char *bdf);
 /*
+ * Binds PCI device @bdf to @driver by name (driver_override), whatever its
+ * id table says; 0 or -errno.
+ */
+int sac_pci_bind(const char *bdf, const char *driver);
+/*
  * The device vendor:device with the lowest PCI address among those bound
  * (or unbound) to a driver, into bdf; false when there is none.
  */

@@ -779,6 +779,17 @@ bool sac_pci_bound(const char *bdf)
 	return lstat(path, &st) == 0;
 }
 
+int sac_pci_bind(const char *bdf, const char *driver)
+{
+	char path[128];
+	int rc = sac_pci_write(bdf, "driver_override", driver);
+
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s/bind", driver);
+	return sac_sysfs_write(path, bdf);
+}
+
 int sac_kmsg_each(void (*fn)(const char *rec, void *arg), void *arg)
 {
 	char rec[8192];

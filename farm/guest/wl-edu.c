@@ -337,16 +337,27 @@ static void judge(struct sac_result *r, const struct edu_totals *t)
 	}
 }
 
-/* The device whose mappings fill the 32-bit space, as sac_edu's fill=. */
+/*
+ * The device whose mappings fill the 32-bit space, as sac_edu's fill=.
+ * A sibling must be bound to a driver to have its DMA set up: pci-stub,
+ * built in or loaded from the initramfs, takes it by name.
+ */
 static bool fill_target(struct sac_result *r, unsigned int flags, char *buf,
 			size_t cap)
 {
 	*buf = '\0';
 	if (flags & SAC_EDU_FILL_SELF) {
 		snprintf(buf, cap, "self");
-	} else if ((flags & SAC_EDU_FILL_GROUP) &&
-		   !sac_pci_find(SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE, true,
-				 buf, cap)) {
+		return true;
+	}
+	if (!(flags & SAC_EDU_FILL_GROUP))
+		return true;
+	if (!sac_pci_find(SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE, true, buf,
+			  cap) &&
+	    sac_pci_find(SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE, false, buf,
+			 cap))
+		sac_pci_bind(buf, "pci-stub");
+	if (!*buf || !sac_pci_bound(buf)) {
 		sac_fail(r, "no pci-testdev (%04x:%04x) bound to fill through",
 			 SAC_TESTDEV_VENDOR, SAC_TESTDEV_DEVICE);
 		return false;

@@ -42,7 +42,6 @@
 #include "workloads.h"
 
 #define REPORT		"/sys/kernel/debug/sac_iova/report"
-#define STUB_DRIVER	"/sys/bus/pci/drivers/pci-stub"
 #define MAX_LEVELS	8
 #define MAX_MODES	4
 #define MODE_LEN	16
@@ -461,12 +460,10 @@ static int policy_put(const char *bdf, const char *mode)
 
 	if (rc != -ENODEV)
 		return rc;
-	rc = sac_pci_write(bdf, "driver_override", "pci-stub");
-	if (!rc)
-		rc = sac_sysfs_write(STUB_DRIVER "/bind", bdf);
+	rc = sac_pci_bind(bdf, "pci-stub");
 	if (!rc) {
 		rc = sac_pci_write(bdf, "iommu_dma_sac/policy", mode);
-		sac_sysfs_write(STUB_DRIVER "/unbind", bdf);
+		sac_sysfs_write("/sys/bus/pci/drivers/pci-stub/unbind", bdf);
 	}
 	sac_pci_write(bdf, "driver_override", "\n");
 	return rc;

@@ -12,7 +12,7 @@
  *
  * The edu test itself is wl-edu.c's, with sac_edu's fill=. This side adds
  * what the kernel decided for the device: its iommu_dma_sac/ policy and
- * tripped flag, and the adaptive notice ("Using N-bit DMA addresses")
+ * tripped flag (patches 0003, 0005), and the adaptive notice ("Using N-bit DMA addresses")
  * lines naming it in the kernel log, counted and the first one kept. The
  * classifier quotes the notice in the cell's reason from the console.
  */
@@ -44,17 +44,26 @@ static void pressure_notice(const char *rec, void *arg)
 			 (int)strcspn(msg + 1, "\n"), msg + 1);
 }
 
-/* What the kernel decided for edu, as details and metrics. */
+/*
+ * What the kernel decided for edu, as details and metrics. A kernel
+ * without the series (a stock one) has no iommu_dma_sac/: its notices
+ * are all there is.
+ */
 static void pressure_report(struct sac_result *r, const char *bdf)
 {
 	struct pressure_notices pn = { .bdf = bdf };
-	char policy[32] = "?", tripped[8] = "?";
+	char policy[32], tripped[8];
 
-	sac_pci_attr(bdf, "iommu_dma_sac/policy", policy, sizeof(policy));
-	sac_pci_attr(bdf, "iommu_dma_sac/tripped", tripped, sizeof(tripped));
+	if (!sac_pci_attr(bdf, "iommu_dma_sac/policy", policy, sizeof(policy)) &&
+	    !sac_pci_attr(bdf, "iommu_dma_sac/tripped", tripped,
+			  sizeof(tripped))) {
+		sac_detail(r, "sac", "%s policy=%s tripped=%s", bdf, policy,
+			   tripped);
+		sac_metric(r, "tripped", !strcmp(tripped, "1"));
+	} else {
+		sac_detail(r, "sac", "%s has no iommu_dma_sac/", bdf);
+	}
 	sac_kmsg_each(pressure_notice, &pn);
-	sac_detail(r, "sac", "%s policy=%s tripped=%s", bdf, policy, tripped);
-	sac_metric(r, "tripped", !strcmp(tripped, "1"));
 	sac_metric(r, "notices", pn.found);
 	if (pn.found)
 		sac_detail(r, "notice", "%s", pn.first);

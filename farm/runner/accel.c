@@ -45,7 +45,7 @@ static void probe_run(void *job)
 static bool probe_boot(const char *dir, const char *arch,
 		       const struct kernel *k, const struct tables *t)
 {
-	static struct variant none = { "default", "" };
+	static struct variant none = { .name = "default", .cmdline = "" };
 	struct job j = { .index = 0, .k = k, .v = &none, .accel = ACCEL_KVM,
 			 .engine = &engine_local };
 	char *keyed;

@@ -59,6 +59,8 @@ static void job_check(struct job *j)
 	if (!why)
 		why = kernel_missing(j->k, j->w->requires, false);
 	if (!why)
+		why = kernel_missing(j->k, j->v->requires, false);
+	if (!why)
 		why = module_gap(j->k, j->w);
 	if (why) {
 		j->preset = "skip";
@@ -100,7 +102,8 @@ static void job_add(struct job **jobs, size_t *n, size_t *cap,
 
 /*
  * The run's variant v with workload variant wv on top: named wv under the
- * default run variant, "v+wv" under another, with both command lines.
+ * default run variant, "v+wv" under another, with both command lines and
+ * wv's requirements (a run variant has none).
  */
 static const struct variant *variant_join(const struct variant *v,
 					  const struct variant *wv)
@@ -115,6 +118,7 @@ static const struct variant *variant_join(const struct variant *v,
 		j->cmdline = xasprintf("%s %s", v->cmdline, wv->cmdline);
 	else
 		j->cmdline = xstrdup(wv->cmdline);
+	j->requires = wv->requires;
 	return j;
 }
 

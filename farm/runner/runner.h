@@ -110,6 +110,7 @@ struct kernel {
 struct variant {
 	char *name;
 	char *cmdline;
+	json_t *requires;		/* CONFIG_ names; NULL: none */
 };
 
 enum accel { ACCEL_TCG, ACCEL_KVM };

@@ -56,9 +56,35 @@ static double get_num(json_t *o, const char *key, double def, double min)
 }
 
 /*
- * "variants": more cells of one workload, each NAME with kernel command
- * line words added to the run's own variant.
+ * "variants": more cells of one workload, each NAME with the kernel
+ * command line words its cell adds to the run's own variant, and the
+ * options it needs built in beyond the workload's: a choice only a
+ * patched kernel has is a skip on a kernel without it, not a misapplied
+ * command line.
  */
+#define VARIANTS_WANT "an object of NAME: {\"cmdline\": WORDS, \"requires\": [CONFIG_...]}"
+
+static void get_variant(const char *name, json_t *e, struct variant *v)
+{
+	json_t *cmdline = json_object_get(e, "cmdline");
+	json_t *requires = json_object_get(e, "requires");
+	json_t *word;
+	size_t i;
+
+	if (!*name || strpbrk(name, ",/ =@+") || !strcmp(name, "default"))
+		bad("variants", "named by words without , / = @ + or spaces, not default");
+	if (!json_is_object(e) || !json_is_string(cmdline) ||
+	    json_object_size(e) != 1U + !!requires ||
+	    (requires && !json_is_array(requires)))
+		bad("variants", VARIANTS_WANT);
+	json_array_foreach(requires, i, word)
+		if (!json_is_string(word))
+			bad("variants", VARIANTS_WANT);
+	v->name = xstrdup(name);
+	v->cmdline = xstrdup(json_string_value(cmdline));
+	v->requires = requires;
+}
+
 static void get_variants(json_t *o, struct workload *w)
 {
 	json_t *v = json_object_get(o, "variants"), *e;
@@ -68,18 +94,11 @@ static void get_variants(json_t *o, struct workload *w)
 	if (!v)
 		return;
 	if (!json_is_object(v) || !json_object_size(v))
-		bad("variants", "an object of NAME: kernel command line");
+		bad("variants", VARIANTS_WANT);
 	w->nvariants = json_object_size(v);
 	w->variants = xcalloc(w->nvariants, sizeof(*w->variants));
-	json_object_foreach(v, name, e) {
-		if (!*name || strpbrk(name, ",/ =@+") ||
-		    !strcmp(name, "default"))
-			bad("variants", "named by words without , / = @ + or spaces, not default");
-		if (!json_is_string(e))
-			bad("variants", "an object of NAME: kernel command line");
-		w->variants[i].name = xstrdup(name);
-		w->variants[i++].cmdline = xstrdup(json_string_value(e));
-	}
+	json_object_foreach(v, name, e)
+		get_variant(name, e, &w->variants[i++]);
 }
 
 static json_t *load_array(const char *path, const char *key)

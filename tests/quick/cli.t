@@ -18,7 +18,7 @@ done
 for c in $cmds; do
 	ncmds=$((ncmds + 1))
 done
-plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 10 + 3))
+plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 10 + 6))
 
 # --- scripts/*: the header comment, holding a Usage: line
 for s in $scripts; do
@@ -184,8 +184,9 @@ ok $? "Ctrl-C: the ticker had ticked, and the script stopped there"
 # --- a workload's own variants (workloads.json "variants"): listed, and a
 # malformed table refused in one line before anything runs
 out=$("$farm" list 2>&1)
-printf '%s\n' "$out" | grep -A3 '^  edu-pressure ' | grep -q '^    @strict .*bits=32$'
-ok $? "farm list shows edu-pressure's variants with their command lines"
+printf '%s\n' "$out" | grep -A3 '^  edu-pressure ' |
+	grep -q '^    @strict .*bits=32  (needs CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS)$'
+ok $? "farm list shows edu-pressure's variants with their command lines and needs"
 mkdir -p "$tmp/top/farm"
 cp "$top/farm/machines.json" "$top/farm/policy.conf" "$tmp/top/farm/"
 jq '.workloads[0].variants = {"default": "x=1"}' "$top/farm/workloads.json" \
@@ -194,4 +195,14 @@ out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 
 is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant named default: one error line, exit 2"
 like "$out" "entry 'boot': field 'variants' must be named by words" \
 	"the line names the workload and the field"
+jq '.workloads[0].variants = {"x": "x=1"}' "$top/farm/workloads.json" \
+	>"$tmp/top/farm/workloads.json"
+out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant that is a bare command line: one error line, exit 2"
+like "$out" "field 'variants' must be an object of NAME: {\"cmdline\"" \
+	"the line says the shape a variant has"
+jq '.workloads[0].variants = {"x": {"cmdline": "x=1", "needs": []}}' \
+	"$top/farm/workloads.json" >"$tmp/top/farm/workloads.json"
+out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant with an unknown key: one error line, exit 2"
 done_testing
