@@ -71,8 +71,16 @@ all-release-check: deps host-tools
 # Everything farm/farm needs; it runs this before every run.
 farm-tools: host-tools farm-runner guest-agents farm-modules
 
-check: deps host-tools all-kernels debug-kernels all-release-check farm-tools all-debs
-	$(PROVE) $(QUICK_TESTS) tests/kernel tests/gate tests/farm tests/faults tests/debs tests/lava tests/lava-lab
+# The tests that boot the debug kernels, or wait on kernel-build's lock,
+# run after the others: scripts/run-check builds the debug kernels while
+# the others run.
+DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t
+CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS),$(wildcard \
+	$(patsubst %,%/*.t,tests/kernel tests/gate tests/farm tests/faults \
+	tests/debs tests/lava tests/lava-lab)))
+
+check: deps host-tools all-kernels all-release-check farm-tools all-debs
+	PROVE='$(PROVE)' scripts/run-check $(CHECK_TESTS) -- $(DEBUG_TESTS)
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
 # (lava-server + lava-worker, scripts/lava-lab) running rendered jobs
