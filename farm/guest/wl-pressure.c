@@ -12,9 +12,10 @@
  *
  * The edu test itself is wl-edu.c's, with sac_edu's fill=. This side adds
  * what the kernel decided for the device: its iommu_dma_sac/ policy and
- * tripped flag (patches 0003, 0005), and the adaptive notice ("Using N-bit DMA addresses")
- * lines naming it in the kernel log, counted and the first one kept. The
- * classifier quotes the notice in the cell's reason from the console.
+ * tripped flag (patches 0003, 0005), and the adaptive notice lines
+ * ("Using N-bit DMA addresses") naming it in the kernel log, counted and
+ * the first one kept. The classifier quotes the notice in the cell's
+ * reason from the console.
  */
 #define _GNU_SOURCE
 #include <stdio.h>

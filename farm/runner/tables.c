@@ -58,9 +58,9 @@ static double get_num(json_t *o, const char *key, double def, double min)
 /*
  * "variants": more cells of one workload, each NAME with the kernel
  * command line words its cell adds to the run's own variant, and the
- * options it needs built in beyond the workload's: a choice only a
- * patched kernel has is a skip on a kernel without it, not a misapplied
- * command line.
+ * kernel options it needs beyond the workload's: a choice only a patched
+ * kernel has is a skip on a kernel without it, not a misapplied command
+ * line.
  */
 #define VARIANTS_WANT "an object of NAME: {\"cmdline\": WORDS, \"requires\": [CONFIG_...]}"
 
