@@ -93,7 +93,9 @@ sha() {
 # progress WHAT LOG DIR CMD...: run CMD with its output appended to LOG
 # and, every $PROGRESS_EVERY seconds (30) while it runs, one line
 #   ==> WHAT: N objects, 3m05s
-# on stdout, N being the *.o files under DIR written since CMD started.
+# on stdout, N being the *.o files under DIR written since CMD started,
+# or "==> WHAT: running, 3m05s" while there are none (packaging a built
+# kernel compiles nothing).
 # Returns CMD's status. The ticker is a background subshell; it is gone
 # when progress returns, and on Ctrl-C or kill (the INT, TERM and HUP
 # traps set meanwhile stop it, then exit 130, 143 or 129: callers set no
@@ -130,7 +132,12 @@ ticker_start() {
 			kill -0 "$$" 2>/dev/null || exit 0 # the script is gone
 			n=$(find "$2" -name '*.o' -newer "$_t_stamp" 2>/dev/null | wc -l)
 			t=$(($(date +%s) - t0))
-			step "$1: $n objects, $((t / 60))m$(printf %02d $((t % 60)))s"
+			t="$((t / 60))m$(printf %02d $((t % 60)))s"
+			if [ "$n" -gt 0 ]; then
+				step "$1: $n objects, $t"
+			else
+				step "$1: running, $t"
+			fi
 		done
 	) &
 	_t_pid=$!

@@ -18,7 +18,7 @@ done
 for c in $cmds; do
 	ncmds=$((ncmds + 1))
 done
-plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 10 + 6))
+plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 11 + 6))
 
 # --- scripts/*: the header comment, holding a Usage: line
 for s in $scripts; do
@@ -155,6 +155,15 @@ is "$left" "" "nothing left running after the build"
 stamps=$(find "$tmp/t" -mindepth 1 | tr '\n' ' ')
 [ -z "$stamps" ]
 ok $? "the ticker's stamp file is removed (left: ${stamps:-none})"
+
+# A step that compiles nothing (packaging a built kernel): its lines say
+# it is running, not that it wrote "0 objects".
+mkdir -p "$tmp/none"
+out=$(cd "$tmp" && sh -c ". '$top/scripts/lib.sh'; PROGRESS_EVERY=1 \
+	progress 'fake package' '$tmp/pkg.log' '$tmp/none' sleep 2.5" 2>&1)
+printf '%s\n' "$out" | grep -qE '^==> fake package: running, 0m0[0-9]s$' &&
+	! printf '%s\n' "$out" | grep -q 'objects'
+ok $? "a step that writes no object: 'running', never '0 objects'"
 
 # Ctrl-C: SIGINT to the whole process group, as a terminal sends it (a
 # job started with & ignores SIGINT, and a shell cannot trap what it was
