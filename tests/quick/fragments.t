@@ -3,7 +3,7 @@
 # with one line.
 . "$(dirname "$0")/../lib/tap.sh"
 frag=$top/config-fragments
-plan 9
+plan 10
 
 grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC=y' "$frag/desktop.config"
 ok $? "desktop turns the SAC trick on"
@@ -29,4 +29,21 @@ for bad in "build sparc farm desktop:unknown arch 'sparc'" \
 done
 err=$("$kb" build amd64 farm laptop 2>&1)
 like "$err" "known: desktop server" "the flavours are the fragments, declared once"
+# Bad input is refused at once while another build holds the lock (make
+# check builds the debug kernels beside the tests).
+b=$(mktemp -d)
+(
+	exec 9>"$b/.kernel-build.lock"
+	flock 9
+	exec sleep 30
+) >/dev/null 2>&1 &
+holder=$!
+sleep 0.5
+err=$(BUILD_DIR=$b timeout 10 "$kb" paint amd64 farm desktop 2>&1)
+rc=$?
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -rf "$b"
+is "$rc:$err" "1:kernel-build: error: unknown stage 'paint' (known: source config build object)" \
+	"with the lock held elsewhere, an unknown stage is refused at once"
 done_testing
