@@ -163,8 +163,8 @@ static void add_variant(struct run_opts *o, const char *arg)
 			    arg);
 	o->variants = xrealloc(o->variants, (o->nvariants + 1) * sizeof(*v));
 	v = &o->variants[o->nvariants++];
-	v->name = strndup(arg, eq - arg);
-	v->cmdline = xstrdup(eq + 1);
+	*v = (struct variant){ .name = strndup(arg, eq - arg),
+			       .cmdline = xstrdup(eq + 1) };
 }
 
 static void parse_opts(struct run_opts *o, int argc, char **argv)
