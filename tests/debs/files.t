@@ -43,18 +43,14 @@ for a in $arches; do
 			[ "$(ls "$x/lib/modules")" = "$kr" ] &&
 			[ "$nko" -eq "$(wc -l <"$x/lib/modules/$kr/modules.order")" ]
 		ok $? "$a/$f: /lib/modules/$kr/ (only), its $nko modules all in modules.order"
-		case $f in
-		desktop) want='CONFIG_IOMMU_DMA_PCI_SAC=y' ;;
-		server) want='# CONFIG_IOMMU_DMA_PCI_SAC is not set' ;;
-		*) want=$(grep IOMMU_DMA_PCI_SAC "$top/config-fragments/$f.config") ;;
-		esac
-		grep -qxF "$want" "$x/boot/config-$kr" 2>/dev/null
-		ok $? "$a/$f: /boot/config-$kr has '$want'"
+		want=$(sac_lines "$f" | paste -sd, -)
+		has_sac_lines "$f" "$x/boot/config-$kr"
+		ok $? "$a/$f: /boot/config-$kr has $want"
 		h=$(deb "linux-headers-$kr" "$a")
 		hx=$tmp/$a-$f-h
 		dpkg-deb -x "$h" "$hx" 2>/dev/null
 		[ -s "$hx/usr/src/linux-headers-$kr/Module.symvers" ] &&
-			grep -qxF "$want" "$hx/usr/src/linux-headers-$kr/.config" &&
+			has_sac_lines "$f" "$hx/usr/src/linux-headers-$kr/.config" &&
 			[ "$(readlink "$hx/lib/modules/$kr/build")" = \
 				"/usr/src/linux-headers-$kr" ]
 		ok $? "$a/$f: headers: .config, Module.symvers, /lib/modules/$kr/build"

@@ -13,9 +13,7 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 root_pkgs="linux-base kmod initramfs-tools make gcc libc6-dev libelf1 perl
 gcc-aarch64-linux-gnu binutils"
 
-flavours() {
-	"$top/scripts/flavours"
-}
+. "$top/tests/lib/flavours.sh"
 
 kr_of() {
 	"$top/scripts/gencontrol" --kr "$1"

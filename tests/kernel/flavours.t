@@ -2,9 +2,10 @@
 # Each built flavour, on each arch, is the kernel it claims to be: its
 # config, its release string and the SAC default compiled into vmlinux.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/flavours.sh"
 arches=${ARCHES:-amd64 arm64}
-flavours="desktop server"
-plan $(($(echo $arches | wc -w) * 2 * 5 + $(echo $arches | wc -w)))
+nf=$(flavours | wc -l)
+plan $(($(echo $arches | wc -w) * (nf * 5 + 1)))
 
 image() {
 	case $1 in
@@ -29,30 +30,27 @@ initial_byte() {
 
 for a in $arches; do
 	types=
-	for f in $flavours; do
+	for f in $(flavours); do
 		o=$BUILD_DIR/kernel/$a-farm-$f
 		[ -f "$o/.sac-built" ]
 		ok $? "$a/$f: build finished (stamp present)"
 		[ -s "$o/$(image "$a")" ]
 		ok $? "$a/$f: $(image "$a") exists"
-		case $f in
-		desktop) want='CONFIG_IOMMU_DMA_PCI_SAC=y' ;;
-		server) want='# CONFIG_IOMMU_DMA_PCI_SAC is not set' ;;
-		esac
-		grep -qx "$want" "$o/.config"
-		ok $? "$a/$f: .config has '$want'"
+		has_sac_lines "$f" "$o/.config"
+		ok $? "$a/$f: .config has $(sac_lines "$f" | paste -sd, -)"
 		is "$(cat "$o/include/config/kernel.release" 2>/dev/null)" \
 			"6.1.192-sac-$f" "$a/$f: kernel release names the flavour"
-		# The initial value of iommu_dma_forcedac as linked into
-		# vmlinux: 00 (SAC on) for desktop, 01 for server.
-		t=$(initial_byte "$a" "$o/vmlinux" iommu_dma_forcedac)
-		case $f in
-		desktop) is "$t" 00 "$a/$f: iommu_dma_forcedac starts false in vmlinux" ;;
-		server) is "$t" 01 "$a/$f: iommu_dma_forcedac starts true in vmlinux" ;;
-		esac
-		types="$types$t"
+		# The initial values of the global mode as linked into
+		# vmlinux: iommu_dma_forcedac (01: never) and sac_adaptive
+		# (01: adaptive, once forcedac is 00).
+		t="$(initial_byte "$a" "$o/vmlinux" iommu_dma_forcedac) $(
+			initial_byte "$a" "$o/vmlinux" sac_adaptive)"
+		is "$t" "$(sac_bytes "$f")" \
+			"$a/$f: iommu_dma_forcedac and sac_adaptive start as '$(sac_bytes "$f")' in vmlinux"
+		types="$types$t
+"
 	done
-	[ "$types" = 0001 ]
-	ok $? "$a: the two flavours compile different SAC defaults"
+	[ "$(printf '%s' "$types" | sort -u | wc -l)" -eq "$nf" ]
+	ok $? "$a: the $nf flavours compile $nf different SAC defaults"
 done
 done_testing

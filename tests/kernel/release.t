@@ -2,19 +2,16 @@
 # make release-check: Debian's shipped config plus each flavour keeps
 # the flavour's choice and compiles the code the series touches.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/flavours.sh"
 arches=${ARCHES:-amd64 arm64}
-plan $(($(echo $arches | wc -w) * 2 * 3))
+plan $(($(echo $arches | wc -w) * $(flavours | wc -l) * 3))
 for a in $arches; do
-	for f in desktop server; do
+	for f in $(flavours); do
 		o=$BUILD_DIR/kernel/$a-release-$f
 		[ -f "$o/.sac-config" ]
 		ok $? "$a/release/$f: config verified"
-		case $f in
-		desktop) want='CONFIG_IOMMU_DMA_PCI_SAC=y' ;;
-		server) want='# CONFIG_IOMMU_DMA_PCI_SAC is not set' ;;
-		esac
-		grep -qx "$want" "$o/.config"
-		ok $? "$a/release/$f: '$want' on top of Debian's config"
+		has_sac_lines "$f" "$o/.config"
+		ok $? "$a/release/$f: $(sac_lines "$f" | paste -sd, -) on top of Debian's config"
 		[ "$o/drivers/iommu/dma-iommu.o" -nt "$o/.sac-config" ]
 		ok $? "$a/release/$f: drivers/iommu/dma-iommu.o compiled"
 	done

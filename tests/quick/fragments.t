@@ -3,13 +3,16 @@
 # with one line.
 . "$(dirname "$0")/../lib/tap.sh"
 frag=$top/config-fragments
-plan 10
+plan 12
 
 grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC=y' "$frag/desktop.config"
 ok $? "desktop turns the SAC trick on"
 grep -qx '# CONFIG_IOMMU_DMA_PCI_SAC is not set' "$frag/server.config"
 ok $? "server turns the SAC trick off"
-for f in desktop server; do
+grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC=y' "$frag/adaptive.config" &&
+	grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC_ADAPTIVE=y' "$frag/adaptive.config"
+ok $? "adaptive turns the SAC trick on, per device until it runs out"
+for f in adaptive desktop server; do
 	grep -qx "CONFIG_LOCALVERSION=\"-sac-$f\"" "$frag/$f.config"
 	ok $? "$f sets a LOCALVERSION naming the flavour"
 done
@@ -28,7 +31,7 @@ for bad in "build sparc farm desktop:unknown arch 'sparc'" \
 	ok $? "kernel-build $args: one line naming $want (rc=$rc)"
 done
 err=$("$kb" build amd64 farm laptop 2>&1)
-like "$err" "known: desktop server" "the flavours are the fragments, declared once"
+like "$err" "known: adaptive desktop server" "the flavours are the fragments, declared once"
 # Bad input is refused at once while another build holds the lock (make
 # check builds the debug kernels beside the tests).
 b=$(mktemp -d)

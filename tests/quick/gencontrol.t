@@ -43,8 +43,8 @@ sed 's/desktop/laptop/g' "$tmp/frag/desktop.config" >"$tmp/frag/laptop.config"
 FRAGMENTS=$tmp/frag "$gen" --stdout >"$tmp/control3"
 cmp -s "$ctl" "$tmp/control3"
 [ $? -ne 0 ] && grep -q '^Package: linux-image-6.1.192-sac-laptop$' "$tmp/control3"
-ok $? "a third fragment adds its packages, and the check would catch it"
-grep -q '^Build-Profiles: <!pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
+ok $? "a new fragment adds its packages, and the check would catch it"
+grep -q '^Build-Profiles: <!pkg.linux-sac.flavour-adaptive !pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
 ok $? "a flavour is built when its profile or no flavour profile is set"
 
 # A fragment without its description is refused in one line.
