@@ -94,7 +94,8 @@ cp "$top/debian/changelog" "$tmp/changelog.deb"
 one_error "$tmp/changelog.deb" "changelog.deb: not a valid .deb" "a text file named .deb"
 
 # SOURCE_DATE_EPOCH: make-debs keeps the previous build's listing of
-# every package (names, versions, files); a rebuild must match it.
+# every package (names, versions, files) when it was made from the same
+# kernels (listing.key); a rebuild must match it.
 for a in $arches; do
 	[ -f "$debs/$a/listing.prev" ] || {
 		ok 0 "# SKIP $a: no previous build to compare with"
