@@ -52,7 +52,8 @@ kb() {
 		MAKE_RECORD="$t/rec" BUILD_DIR="$t/bd" \
 		LINUX_TARBALL="$t/linux-fake.tar.xz" XDG_CACHE_HOME="$t/cache" "$@" \
 		"$repo/scripts/kernel-build" config amd64 farm desktop >"$t/out" 2>&1
-	tr '\n' ' ' <"$t/rec" 2>/dev/null
+	# no record when kernel-build refused before running make
+	[ ! -f "$t/rec" ] || tr '\n' ' ' <"$t/rec"
 }
 is "$(kb)" "CC=ccache gcc -j$(nproc) " "make's default: ccache (the project's cache) and nproc jobs"
 is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR=)" "CC=gcc -j3 " "SAC_CCACHE_DIR empty: plain gcc; SAC_JOBS=3: -j3"
