@@ -11,7 +11,8 @@
 # The admin's token: never on a command line while lava-lab up and farm
 # lava submit run (ps is polled), in a mode 600 lavacli.yaml that is gone
 # after; reused by up even when whoami fails, the old ones revoked when
-# up makes a new one. An up that fails leaves no daemon.
+# up makes a new one. An up that fails leaves no daemon and no dictionary
+# of its own.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
@@ -27,7 +28,7 @@ tmp=$(mktemp -d)
 trap 'touch "$tmp/stop"; [ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 nmachines=$(jq '.machines | length' "$top/farm/machines.json")
 tokenf=$BUILD_DIR/lava-lab/admin-token
-plan 69
+plan 70
 
 # watch NAME CMD...: CMD while ps -eo args is polled into $tmp/NAME.ps and
 # the modes of the files in CMD's TMPDIR, $tmp/NAME.t, into $tmp/NAME.modes.
@@ -251,6 +252,8 @@ ok $((!$?)) "status: non-zero once the lab is down"
 
 # --- an up that fails takes down what it started -------------------------
 pg=$(pg_lsclusters -h | awk 'NR == 1 { print $4 }')
+stored=/etc/lava-server/dispatcher-config/devices/x86-intel.jinja2
+before=$(cat "$stored" 2>/dev/null)
 err=$("$lab" up "$tmp/bad" 2>&1 >"$tmp/upbad.out")
 rc=$?
 sed 's/^/# /' "$tmp/upbad.out"
@@ -258,6 +261,8 @@ sed 's/^/# /' "$tmp/upbad.out"
 ok $? "up of a stopped lab, failing at the devices: rc=$rc, one line"
 grep -q 'gunicorn: started' "$tmp/upbad.out" && grep -q 'taking the lab down' "$tmp/upbad.out"
 ok $? "it had started the server, and took the lab down"
+is "$(cat "$stored" 2>/dev/null)" "$before" \
+	"the good dictionary it had replaced is put back, not left broken"
 left=$(ps -eo stat=,args= | awk '$1 !~ /^Z/' |
 	grep -E 'gunicorn|lava-worker|lava-scheduler|lava-publisher' | grep -v grep)
 is "$left" "" "no lava or gunicorn process left"
