@@ -30,14 +30,15 @@ trick_off() {
 # sac_adaptive that FLAVOUR's fragment asks vmlinux to start with:
 # "01 00" for never, "00 00" for always, "00 01" for adaptive.
 sac_bytes() {
+	# sourced helpers share the caller's variables: no name of its own
 	if trick_off "$1"; then
-		f=01
+		printf '01 '
 	else
-		f=00
+		printf '00 '
 	fi
 	if sac_lines "$1" | grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC_ADAPTIVE=y'; then
-		echo "$f 01"
+		echo 01
 	else
-		echo "$f 00"
+		echo 00
 	fi
 }
