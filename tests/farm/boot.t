@@ -10,7 +10,7 @@
 farm=$top/farm/farm
 
 kernels='' nk=0
-for k in $(for a in amd64 arm64; do flavours | sed "s/^/$a-farm-/"; done); do
+for k in $(farm_kernels); do
 	if [ -f "$BUILD_DIR/kernel/$k/.sac-built" ]; then
 		kernels="$kernels --kernel $BUILD_DIR/kernel/$k"
 		nk=$((nk + 1))

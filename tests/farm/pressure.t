@@ -18,12 +18,12 @@ nf=$(echo $flavours | wc -w)
 # the adaptive variant, and the default cell of an adaptive flavour.
 adaptive_modes() {
 	echo adaptive
-	[ "$(sac_bytes "$1")" = "00 01" ] && echo default
+	adaptive_on "$1" && echo default
 	return 0
 }
 
 # shellcheck disable=SC2046
-farm_test $(for a in amd64 arm64; do for f in $flavours; do echo "$a-farm-$f"; done; done)
+farm_test $(farm_kernels)
 machines="x86-intel arm64-smmuv3"
 workloads="edu-pressure edu-pressure-group"
 variants="default adaptive listed strict"

@@ -12,7 +12,7 @@ command -v jq >/dev/null || skip_all "jq missing (make deps)"
 flavours=$(flavours)
 nf=$(echo $flavours | wc -w)
 # shellcheck disable=SC2046
-need_kernels $(for a in amd64 arm64; do for f in $flavours; do echo "$a-farm-$f"; done; done)
+need_kernels $(farm_kernels)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 workloads="edu-lying edu-honest blk nvme net"

@@ -11,7 +11,7 @@ for a in $arches; do
 		[ -f "$o/.sac-config" ]
 		ok $? "$a/release/$f: config verified"
 		has_sac_lines "$f" "$o/.config"
-		ok $? "$a/release/$f: $(sac_lines "$f" | paste -sd, -) on top of Debian's config"
+		ok $? "$a/release/$f: $(sac_shown "$f") on top of Debian's config"
 		[ "$o/drivers/iommu/dma-iommu.o" -nt "$o/.sac-config" ]
 		ok $? "$a/release/$f: drivers/iommu/dma-iommu.o compiled"
 	done

@@ -14,6 +14,19 @@ sac_lines() {
 	grep -E '^(# )?CONFIG_IOMMU_DMA_PCI_SAC' "$top/config-fragments/$1.config"
 }
 
+# sac_shown FLAVOUR: those lines on one line, for a test's description.
+sac_shown() {
+	sac_lines "$1" | paste -sd, -
+}
+
+# farm_kernels: every flavour's farm kernel of both arches, as
+# $BUILD_DIR/kernel names them (amd64-farm-desktop, ...).
+farm_kernels() {
+	for _a in amd64 arm64; do
+		flavours | sed "s/^/$_a-farm-/"
+	done
+}
+
 # has_sac_lines FLAVOUR CONFIG: every SAC line of FLAVOUR is in CONFIG.
 has_sac_lines() {
 	sac_lines "$1" | while IFS= read -r l; do
@@ -26,6 +39,11 @@ trick_off() {
 	sac_lines "$1" | grep -qx '# CONFIG_IOMMU_DMA_PCI_SAC is not set'
 }
 
+# adaptive_on FLAVOUR: true if FLAVOUR's built-in mode is adaptive.
+adaptive_on() {
+	sac_lines "$1" | grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC_ADAPTIVE=y'
+}
+
 # sac_bytes FLAVOUR: the initial bytes, hex, of iommu_dma_forcedac and
 # sac_adaptive that FLAVOUR's fragment asks vmlinux to start with:
 # "01 00" for never, "00 00" for always, "00 01" for adaptive.
@@ -36,7 +54,7 @@ sac_bytes() {
 	else
 		printf '00 '
 	fi
-	if sac_lines "$1" | grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC_ADAPTIVE=y'; then
+	if adaptive_on "$1"; then
 		echo 01
 	else
 		echo 00
