@@ -3,6 +3,10 @@ ARCH     ?= amd64
 ARCHES   ?= amd64 arm64
 BASE     ?= farm
 FLAVOURS ?= $(shell scripts/flavours)
+# The kernel series (patches/SERIES/; scripts/series lists them): every
+# kernel, package and farm target works on this one.
+SERIES   ?= $(shell scripts/series --default)
+export SERIES
 BUILD_DIR ?= $(CURDIR)/build
 export BUILD_DIR
 
@@ -157,6 +161,7 @@ variables (each with its value now):
   ARCH       one arch, amd64 (native) or arm64 (cross): $(ARCH)
   ARCHES     the arches of the all-* targets: $(ARCHES)
   FLAVOURS   any of scripts/flavours (config-fragments/*.config): $(FLAVOURS)
+  SERIES     one of scripts/series (patches/*/), the Debian kernel source to patch: $(SERIES)
   BASE       farm (tinyconfig + base/farm-*.config), debug (farm + base/debug.config) or release (Debian's config): $(BASE)
   BUILD_DIR  where everything built goes: $(BUILD_DIR)
 endef

@@ -41,6 +41,39 @@ check_flavour() {
 		die "unknown flavour '$1' (known: $(flavours | tr '\n' ' '))"
 }
 
+# The kernel series: a directory under patches/ each (scripts/series
+# lists them). SERIES picks one for a build; bookworm's kernel unless
+# told otherwise.
+PATCHES=${PATCHES:-$top/patches}
+DEFAULT_SERIES=6.1
+SERIES=${SERIES:-$DEFAULT_SERIES}
+
+all_series() {
+	for _o in "$PATCHES"/*/origin; do
+		[ -f "$_o" ] || die "no series: no */origin in $PATCHES"
+		_o=${_o%/origin}
+		echo "${_o##*/}"
+	done | sort -V
+}
+
+check_series() {
+	case $1 in
+	'' | */* | .*) ;;
+	*) [ ! -f "$PATCHES/$1/origin" ] || return 0 ;;
+	esac
+	die "unknown series '$1' (known: $(all_series | tr '\n' ' '))"
+}
+
+# series_origin SERIES WHAT: the Debian package SERIES names for WHAT in
+# its origin file: "source" (the tarball the patches apply to, in
+# /usr/src/PACKAGE.tar.xz) or "config" (Debian's shipped configs, in
+# /usr/src/PACKAGE/).
+series_origin() {
+	_v=$(sed -n "s/^$2[[:space:]][[:space:]]*//p" "$PATCHES/$1/origin")
+	[ -n "$_v" ] || die "$PATCHES/$1/origin names no $2 package"
+	echo "$_v"
+}
+
 # base_fragments BASE ARCH: the fragments a base merges under the flavour,
 # one a line. The one place that knows the bases:
 #   farm     tinyconfig and what a QEMU guest of the farm needs
@@ -59,11 +92,12 @@ base_fragments() {
 	esac
 }
 
-# debian_config_of ARCH: Debian's shipped config for ARCH, from the
-# installed linux-config-6.1 (a build dependency) or an earlier
+# debian_config_of ARCH: Debian's shipped config for ARCH in SERIES,
+# from its installed config package (a build dependency) or an earlier
 # fetch-debian-config; nothing if neither has it.
 debian_config_of() {
-	for _dir in /usr/src/linux-config-6.1 "$BUILD_DIR/debian-config/$1"; do
+	_pkg=$(series_origin "$SERIES" config)
+	for _dir in "/usr/src/$_pkg" "$BUILD_DIR/debian-config/$SERIES/$1"; do
 		[ ! -f "$_dir/config.${1}_none_$1.xz" ] || echo "$_dir/config.${1}_none_$1.xz"
 	done | head -n 1
 }

@@ -16,7 +16,7 @@ version=${DEBIAN_LINUX_VERSION:-6.1.176-1}
 work=$BUILD_DIR/export
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-series=$(grep -v '^#' "$top/patches/series")
+series=$(grep -v '^#' "$top/patches/$SERIES/series")
 flavours=$(flavours)
 nf=$(echo "$flavours" | wc -l)
 plan $((2 + 2 * nf * 2 + 6 + 8 + 2 * 4 + 1))
@@ -63,7 +63,7 @@ for p in $series; do
 		sed '/^$/q' "$f" | grep -Eq "$h" || bad="$bad $p:$h"
 	done
 	# the message and the diff as they were, less git's signature
-	[ "$(sed '1,/^$/d' "$f")" = "$(sed '1,/^$/d' "$top/patches/$p" | unsigned)" ] ||
+	[ "$(sed '1,/^$/d' "$f")" = "$(sed '1,/^$/d' "$top/patches/$SERIES/$p" | unsigned)" ] ||
 		bad="$bad $p:body"
 done
 want=$(for p in $series; do echo "features/all/sac/$p"; done)
@@ -98,7 +98,7 @@ fake() {
 	for a in amd64 arm64; do
 		printf '[base]\nflavours:\n %s\n' $a >"$f/debian/config/$a/none/defines"
 	done
-	for p in $series; do sed -n 's|^--- a/||p' "$top/patches/$p"; done | sort -u |
+	for p in $series; do sed -n 's|^--- a/||p' "$top/patches/$SERIES/$p"; done | sort -u |
 		while read -r s; do
 			case $s in */*) mkdir -p "$f/${s%/*}" ;; esac
 			echo "something else" >"$f/$s"

@@ -20,8 +20,8 @@ for k in $(farm_kernels); do
 done
 [ "$nk" -gt 0 ] || skip_all "no farm kernel built (make all-kernels)"
 command -v jq >/dev/null || skip_all "jq missing"
-desktop=$BUILD_DIR/kernel/amd64-farm-desktop
-[ -f "$desktop/.sac-built" ] || desktop=$BUILD_DIR/kernel/arm64-farm-desktop
+desktop=$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop
+[ -f "$desktop/.sac-built" ] || desktop=$BUILD_DIR/kernel/$SERIES-arm64-farm-desktop
 
 plan $((4 * nk + 22))
 tmp=$(mktemp -d)

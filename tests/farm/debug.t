@@ -9,7 +9,7 @@
 # policies back (the specific list entry winning), counters root-only.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
-farm_test amd64-debug-desktop arm64-debug-desktop
+farm_test $SERIES-amd64-debug-desktop $SERIES-arm64-debug-desktop
 machines="x86-intel x86-amd arm64-smmuv3"
 variants="default pt"
 plan $((3 * 2 * 4 + 1))

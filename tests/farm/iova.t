@@ -7,14 +7,14 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop $SERIES-amd64-farm-server $SERIES-arm64-farm-desktop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan $((9 + 2 * 5))
 
 "$top/farm/farm" run --machine x86-intel --workload iova-bench \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-server" \
+	--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" \
+	--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-server" \
 	--variant quick=sac.iova-bench.quick=1 --out "$tmp/r" >"$tmp/out" 2>&1
 sed 's/^/# /' "$tmp/out"
 res=$tmp/r/latest/results.json
@@ -48,8 +48,8 @@ is "$(fallbacks server)" 0 "server: no 32-bit attempt, so nothing to report"
 # each level; on arm64 an unbound device has no IOMMU yet, so the agent
 # binds pci-stub to write the policy.
 "$top/farm/farm" run --machine x86-intel --machine arm64-smmuv3 --workload iova-bench \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
-	--kernel "$BUILD_DIR/kernel/arm64-farm-desktop" \
+	--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" \
+	--kernel "$BUILD_DIR/kernel/$SERIES-arm64-farm-desktop" \
 	--variant modes="sac.iova-bench.quick=1 sac.iova-bench.modes=dac,sac,adaptive,bits=48 sac.iova-bench.resize_kib=8" \
 	--out "$tmp/modes" >"$tmp/modes.out" 2>&1
 sed 's/^/# /' "$tmp/modes.out"

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/lib/kernels.sh
 . "$(dirname "$0")/../lib/kernels.sh"
-need_kernels amd64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop
 farm=$top/farm/farm
 tmp=$(mktemp -d)
 pid='' tied=''

@@ -15,9 +15,9 @@
 [ "$(id -u)" = 0 ] || skip_all "QEMU changes user only when the farm runs as root"
 getent passwd nobody >/dev/null || skip_all "no user nobody"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop arm64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop $SERIES-arm64-farm-desktop
 farm=$top/farm/farm
-amd64=$BUILD_DIR/kernel/amd64-farm-desktop
+amd64=$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop
 uid=$(id -u nobody)
 gid=$(id -g nobody)
 # mktemp -d: mode 0700, so nobody cannot reach the run dirs by path
@@ -127,7 +127,7 @@ is "$out" "farm: error: FARM_QEMU_USER=no-such-user-$$: no such user" \
 
 # --- an image QEMU's user cannot read -----------------------------------------
 # the kernel's build dir, copied where only root can read it
-k=$tmp/private/amd64-farm-desktop
+k=$tmp/private/$SERIES-amd64-farm-desktop
 mkdir -p "$k/arch/x86/boot" "$k/include/config" "$k/usr"
 for f in .config include/config/kernel.release \
 	arch/x86/boot/bzImage; do

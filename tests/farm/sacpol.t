@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
+need_kernels $SERIES-amd64-farm-desktop $SERIES-amd64-farm-server $SERIES-arm64-farm-desktop $SERIES-arm64-farm-server
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 workloads="edu-lying edu-listed edu-declared sac-list-bad"

@@ -7,7 +7,7 @@
 # of their consoles finds nothing.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
-farm_test amd64-farm-server arm64-farm-server
+farm_test $SERIES-amd64-farm-server $SERIES-arm64-farm-server
 machines="x86-intel arm64-smmuv3"
 plan 18
 

@@ -49,7 +49,7 @@ above=$(jq -r '.records[] | select(.axes.flavour == "server" and
 	.axes.workload == "edu-lying") | .metrics["edu-lying.above_4g"]' "$res" | sort -u)
 is "$above" 6 "server: every lying transfer's IOVA was above 4 GiB (logged per transfer)"
 
-"$farm" run --machine x86-intel --kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
+"$farm" run --machine x86-intel --kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" \
 	--workload edu-honest --variant corrupt=sac.edu.corrupt=1 \
 	--out "$tmp/c" >"$tmp/c.out" 2>&1
 c=$(jq -r '.records[0].outcome' "$tmp/c/latest/results.json")

@@ -63,21 +63,23 @@ kb() {
 build_setup() {
 	[ -d "$t/repo" ] && return 0
 	r=$t/repo
-	mkdir -p "$r/debian" "$r/patches" "$r/fake/linux-fake" "$t/bd/host"
+	rp=$r/patches/$SERIES
+	mkdir -p "$r/debian" "$rp" "$r/fake/linux-fake" "$t/bd/host"
 	cp -r "$top/scripts" "$top/config-fragments" "$r/"
+	cp "$top/patches/$SERIES/origin" "$rp/"
 	cp "$top/debian/changelog" "$r/debian/"
 	ln -s "$BUILD_DIR/host/kconfig-verify" "$t/bd/host/kconfig-verify"
 	printf 'hello\n' >"$r/fake/linux-fake/README"
 	printf 'obj-y += nothing.o\n' >"$r/fake/linux-fake/Makefile"
 	tar -cJf "$t/linux-fake.tar.xz" -C "$r/fake" linux-fake
-	cat >"$r/patches/0001-applies.patch" <<'EOF'
+	cat >"$rp/0001-applies.patch" <<'EOF'
 --- a/README
 +++ b/README
 @@ -1 +1,2 @@
  hello
 +patched
 EOF
-	cat >"$r/patches/0002-does-not-apply.patch" <<'EOF'
+	cat >"$rp/0002-does-not-apply.patch" <<'EOF'
 --- a/Makefile
 +++ b/Makefile
 @@ -1 +1 @@
@@ -88,11 +90,11 @@ EOF
 
 inject_build() {
 	build_setup
-	src=$t/bd/src/linux
+	src=$t/bd/src/linux-$SERIES
 	case $1 in
 	patch-reject)
 		printf '0001-applies.patch\n0002-does-not-apply.patch\n' \
-			>"$r/patches/series"
+			>"$rp/series"
 		kb source amd64 farm desktop >"$t/out" 2>&1
 		rc=$?
 		if [ $rc -eq 0 ] || [ -f "$src/.sac-source" ]; then
@@ -103,7 +105,7 @@ inject_build() {
 		;;
 	interrupted)
 		# killed while it patches: no stamp, and the next run redoes it
-		printf '0001-applies.patch\n' >"$r/patches/series"
+		printf '0001-applies.patch\n' >"$rp/series"
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$t/slow"
 		cat >"$t/slow/patch" <<EOF
@@ -139,7 +141,7 @@ EOF
 	concurrent)
 		# a second kernel-build on the same build dir while the first
 		# patches: it must wait, and find the tree done, not race it
-		printf '0001-applies.patch\n' >"$r/patches/series"
+		printf '0001-applies.patch\n' >"$rp/series"
 		rm -rf "$src" "$src.tmp" "$t/patching"
 		mkdir -p "$t/slow"
 		cat >"$t/slow/patch" <<EOF
@@ -180,7 +182,7 @@ inject_kconfig() {
 	opt=$2
 	f=$top/config-fragments
 	frags="$f/base/farm-common.config $f/base/farm-amd64.config $f/desktop.config"
-	cfg=$BUILD_DIR/kernel/amd64-farm-desktop/.config
+	cfg=$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop/.config
 	# without a built kernel: the fragments themselves make a config
 	# that honours them all
 	[ -f "$cfg" ] || cfg=$t/frags.config
@@ -306,7 +308,7 @@ inject_gate() {
 # stages outlast the machine's timeouts.
 farm_kernels=
 for a in ${FAULTS_ARCHES:-amd64 arm64}; do
-	k=$BUILD_DIR/kernel/$a-debug-desktop
+	k=$BUILD_DIR/kernel/$SERIES-$a-debug-desktop
 	[ -f "$k/.sac-built" ] && farm_kernels="$farm_kernels --kernel $k"
 done
 farm_runs=

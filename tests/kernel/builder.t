@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-plan 12
+plan 16
 
 # rules_var VAR [ENV...]: VAR as debian/rules sets it under ENV.
 rules_var() {
@@ -29,10 +29,11 @@ is "$(rules_var BUILT_USING)" "${src:-none}" "Built-Using names the installed li
 # kernel-build in a copy, on a tarball of two files, with a make that
 # records its CC and -j and fails (so nothing after it runs).
 repo=$t/repo
-mkdir -p "$repo/debian" "$repo/patches" "$t/fake/linux-fake" "$t/bd/host" "$t/bin"
+mkdir -p "$repo/debian" "$repo/patches/$SERIES" "$t/fake/linux-fake" "$t/bd/host" "$t/bin"
 cp -r "$top/scripts" "$top/config-fragments" "$repo/"
 cp "$top/debian/changelog" "$repo/debian/"
-: >"$repo/patches/series"
+cp "$top/patches/$SERIES/origin" "$repo/patches/$SERIES/"
+: >"$repo/patches/$SERIES/series"
 ln -s "$BUILD_DIR/host/kconfig-verify" "$t/bd/host/kconfig-verify"
 printf 'hello\n' >"$t/fake/linux-fake/README"
 tar -cJf "$t/linux-fake.tar.xz" -C "$t/fake" linux-fake
@@ -61,6 +62,24 @@ is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR="$t/cc")" "CC=ccache gcc -j3 " "SAC_CCACHE_DI
 kb SAC_JOBS=lots >/dev/null
 is "$(wc -l <"$t/out") $(grep -c "SAC_JOBS='lots' is not a number" "$t/out")" "1 1" \
 	"SAC_JOBS=lots: one error line"
+
+# kbe ENV...: kernel-build's output (stderr) and status under ENV.
+kbe() {
+	env -u LINUX_TARBALL PATH="$t/bin:$PATH" MAKE_RECORD="$t/rec" \
+		BUILD_DIR="$t/bd" SAC_CCACHE_DIR= "$@" \
+		"$repo/scripts/kernel-build" config amd64 farm desktop 2>&1
+}
+out=$(kbe SERIES=5.10)
+is "$?:$(echo "$out" | wc -l)" 1:1 "an unknown SERIES: one line, exit 1"
+known=$("$repo/scripts/series" | tr '\n' ' ')
+like "$out" "unknown series '5.10' \\(known: $known\\)" "... naming the series there are"
+mkdir -p "$repo/patches/9.9"
+printf 'source linux-source-9.9\nconfig linux-config-9.9\n' >"$repo/patches/9.9/origin"
+: >"$repo/patches/9.9/series"
+out=$(kbe SERIES=9.9)
+is "$?:$(echo "$out" | wc -l)" 1:1 "a series whose source package is not installed: one line, exit 1"
+like "$out" "/usr/src/linux-source-9.9.tar.xz missing \\(apt-get install linux-source-9.9," \
+	"... naming the package to install"
 
 # The release base without Debian's config for the arch, offline: one
 # line naming the build dependency, and no download attempted.

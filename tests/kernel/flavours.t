@@ -31,7 +31,7 @@ initial_byte() {
 for a in $arches; do
 	types=
 	for f in $(flavours); do
-		o=$BUILD_DIR/kernel/$a-farm-$f
+		o=$BUILD_DIR/kernel/$SERIES-$a-farm-$f
 		[ -f "$o/.sac-built" ]
 		ok $? "$a/$f: build finished (stamp present)"
 		[ -s "$o/$(image "$a")" ]

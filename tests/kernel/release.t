@@ -7,7 +7,7 @@ arches=${ARCHES:-amd64 arm64}
 plan $(($(echo $arches | wc -w) * $(flavours | wc -l) * 3))
 for a in $arches; do
 	for f in $(flavours); do
-		o=$BUILD_DIR/kernel/$a-release-$f
+		o=$BUILD_DIR/kernel/$SERIES-$a-release-$f
 		[ -f "$o/.sac-config" ]
 		ok $? "$a/release/$f: config verified"
 		has_sac_lines "$f" "$o/.config"

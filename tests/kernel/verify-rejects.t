@@ -2,14 +2,14 @@
 # The config stage fails, naming the option, when a fragment asks for
 # something olddefconfig cannot keep.
 . "$(dirname "$0")/../lib/tap.sh"
-src=$BUILD_DIR/src/linux
+src=$BUILD_DIR/src/linux-$SERIES
 [ -f "$src/.sac-source" ] || skip_all "no unpacked tree (make kernels first)"
 plan 4
 
 t=$(mktemp -d "$BUILD_DIR/verify-test.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/build/src" "$t/frag"
-ln -s "$src" "$t/build/src/linux"
+ln -s "$src" "$t/build/src/linux-$SERIES"
 ln -s "$BUILD_DIR/host" "$t/build/host"
 cp -r "$top/config-fragments/base" "$t/frag/"
 # An x86 kernel cannot have the Arm SMMU driver.
@@ -23,9 +23,9 @@ rc=$?
 ok $? "config stage fails (rc=$rc)"
 like "$err" "CONFIG_ARM_SMMU_V3=y \(from [^)]*broken.config, got nothing\)" \
 	"the error names the dropped option and its fragment"
-! [ -f "$t/build/kernel/amd64-farm-broken/.sac-config" ]
+! [ -f "$t/build/kernel/$SERIES-amd64-farm-broken/.sac-config" ]
 ok $? "no config stamp left behind"
 last=$(printf '%s\n' "$err" | tail -n 1)
-like "$last" "^kernel-build: error: amd64/farm/broken: config fragments not honoured" \
+like "$last" "^kernel-build: error: $SERIES/amd64/farm/broken: config fragments not honoured" \
 	"a clear final error line"
 done_testing

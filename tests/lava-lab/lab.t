@@ -23,7 +23,7 @@ for c in lava-server lava-worker lavacli; do
 done
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 [ "$(id -u)" = 0 ] || skip_all "the lab runs as root"
-need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
+need_kernels $SERIES-amd64-farm-desktop $SERIES-amd64-farm-server $SERIES-arm64-farm-desktop $SERIES-arm64-farm-server
 tmp=$(mktemp -d)
 trap 'touch "$tmp/stop"; [ -n "${downed:-}" ] || "$lab" down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 nmachines=$(jq '.machines | length' "$top/farm/machines.json")
@@ -149,8 +149,8 @@ job() {
 	ok $r "$1: the console has the agent's result line with the job's nonce"
 	[ $r -eq 0 ] || sed -n "/SAC /s/^/#   /p; \$s/^/#   last: /p" "$tmp/$1.log"
 }
-job x86-intel amd64-farm-desktop
-job arm64-smmuv3 arm64-farm-desktop
+job x86-intel $SERIES-amd64-farm-desktop
+job arm64-smmuv3 $SERIES-arm64-farm-desktop
 
 # --- farm lava submit: cells through the lab into results.json ---------------
 # shellcheck disable=SC2086,SC2154 # $kernels: the options, from need_kernels
@@ -181,7 +181,7 @@ ok $? "the gate reads the lab's results.json: $(grep VERDICT "$tmp/gate.out")"
 
 echo not-a-token >"$tmp/bad-token"
 "$top/farm/farm" lava submit --url "http://127.0.0.1:$port" --token-file "$tmp/bad-token" \
-	--machine x86-intel --workload boot --kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
+	--machine x86-intel --workload boot --kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" \
 	--out "$tmp/badsub" >"$tmp/badsub.out" 2>&1
 is "$(jq -r '.records[0].outcome' "$tmp/badsub/latest/results.json")" infra-error \
 	"lava submit, bad token: the cell is an infra-error"
@@ -192,7 +192,7 @@ grep -rq not-a-token "$tmp/badsub"
 ok $((!$?)) "no file of the run holds the token"
 
 # --- clear errors ----------------------------------------------------------
-def=$(ls "$tmp/render/"*-x86-intel-amd64-farm-desktop-default-boot.yaml)
+def=$(ls "$tmp/render/"*-x86-intel-$SERIES-amd64-farm-desktop-default-boot.yaml)
 err=$(lavacli --uri "http://admin:not-a-token@127.0.0.1:$port/RPC2" \
 	jobs submit "$def" 2>&1)
 rc=$?

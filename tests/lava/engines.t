@@ -20,8 +20,8 @@ farm=$top/farm/farm
 command -v lava-run >/dev/null || skip_all "lava-run missing (make deps: lava-dispatcher)"
 [ "$(id -u)" = 0 ] || skip_all "lava-run must run as root"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop amd64-farm-server arm64-farm-desktop arm64-farm-server
-desktop=$BUILD_DIR/kernel/amd64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop $SERIES-amd64-farm-server $SERIES-arm64-farm-desktop $SERIES-arm64-farm-server
+desktop=$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop
 tmp=$(mktemp -d)
 pid=''
 # a failed check must not leave a stalled run's QEMU behind

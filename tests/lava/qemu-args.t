@@ -13,7 +13,7 @@ farm=$top/farm/farm
 command -v lava-run >/dev/null || skip_all "lava-run missing (make deps: lava-dispatcher)"
 [ "$(id -u)" = 0 ] || skip_all "lava-run must run as root"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop arm64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop $SERIES-arm64-farm-desktop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib/kernels.sh"
 farm=$top/farm/farm
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-need_kernels amd64-farm-desktop
+need_kernels $SERIES-amd64-farm-desktop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sandbox=on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny
@@ -22,8 +22,8 @@ machines=$(jq -r '.machines[].id' "$top/farm/machines.json")
 nm=$(printf '%s\n' "$machines" | wc -l)
 # shellcheck disable=SC2046 # one --machine word pair per machine
 "$farm" run --print-qemu $(for m in $machines; do echo --machine "$m"; done) \
-	--workload boot --kernel "$BUILD_DIR/kernel/amd64-farm-desktop" \
-	--kernel "$BUILD_DIR/kernel/arm64-farm-desktop" >"$tmp/qemu.jsonl" 2>&1
+	--workload boot --kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" \
+	--kernel "$BUILD_DIR/kernel/$SERIES-arm64-farm-desktop" >"$tmp/qemu.jsonl" 2>&1
 ok $? "farm run --print-qemu, every machine"
 is "$(jq -r --arg s "$sandbox" '(.argv | index("-sandbox")) as $i |
 	select($i != null and .argv[$i + 1] == $s) | .job' "$tmp/qemu.jsonl" |
@@ -48,7 +48,7 @@ done
 
 # --- jobs render personal ---------------------------------------------------
 "$farm" lava render --machine x86-intel --workload boot --workload blk \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --out "$tmp/r" >/dev/null 2>&1
+	--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" --out "$tmp/r" >/dev/null 2>&1
 ok $? "farm lava render"
 is "$(grep -l "^visibility: 'personal'\$" "$tmp/r"/*.yaml | wc -l)" 2 \
 	"both jobs are visibility: personal"
@@ -103,7 +103,7 @@ submit() {
 	PATH=$tmp/bin:$PATH TMPDIR=$tmp/t "$farm" lava submit \
 		--url http://127.0.0.1:9 --token-file "$tmp/token" \
 		--machine x86-intel --workload boot \
-		--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --out "$d" "$@" \
+		--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" --out "$d" "$@" \
 		>"$d.out" 2>&1
 }
 
@@ -143,7 +143,7 @@ ok $((!$?)) "no file of the run holds the token"
 # An error of lava submit's own quotes no token.
 err=$(PATH=$tmp/bin:$PATH TMPDIR=$tmp/t "$farm" lava submit --url http://127.0.0.1:9 \
 	--token-file "$tmp/token" --user "o'neil" --machine x86-intel --workload boot \
-	--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --out "$tmp/quote" 2>&1)
+	--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" --out "$tmp/quote" 2>&1)
 rc=$?
 [ $rc -ne 0 ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ]
 ok $? "a user lavacli.yaml cannot hold: rc=$rc, one line: $err"
@@ -174,7 +174,7 @@ killed() {
 		export PATH TMPDIR
 		exec env --default-signal=INT "$farm" lava submit --url http://127.0.0.1:9 \
 			--token-file "$tmp/token" --machine x86-intel --workload boot \
-			--kernel "$BUILD_DIR/kernel/amd64-farm-desktop" --out "$tmp/k$1"
+			--kernel "$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop" --out "$tmp/k$1"
 	) >"$tmp/k$1.out" 2>&1 &
 	runner=$!
 	i=0

@@ -20,10 +20,10 @@ sac_shown() {
 }
 
 # farm_kernels: every flavour's farm kernel of both arches, as
-# $BUILD_DIR/kernel names them (amd64-farm-desktop, ...).
+# $BUILD_DIR/kernel names them (6.1-amd64-farm-desktop, ...).
 farm_kernels() {
 	for _a in amd64 arm64; do
-		flavours | sed "s/^/$_a-farm-/"
+		flavours | sed "s/^/$SERIES-$_a-farm-/"
 	done
 }
 

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 
 # need_kernels NAME...: skip the whole test unless every kernel
-# $BUILD_DIR/kernel/NAME (e.g. amd64-farm-desktop) has finished building;
+# $BUILD_DIR/kernel/NAME (e.g. 6.1-amd64-farm-desktop) has finished building;
 # $kernels becomes the farm's --kernel options for them, in that order.
 need_kernels() {
 	kernels=''

@@ -2,6 +2,10 @@
 # shellcheck shell=sh
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$top/build}
+# The kernel series of the kernels the tests boot (make exports it):
+# $BUILD_DIR/kernel/$SERIES-ARCH-BASE-FLAVOUR.
+SERIES=${SERIES:-$("$top/scripts/series" --default)}
+export SERIES
 tap_n=0
 tap_failed=0
 

@@ -159,7 +159,7 @@ is "$(sacflag '# CONFIG_IOMMU_DMA_PCI_SAC is not set\n')" n "config: option off"
 is "$(sacflag 'CONFIG_IOMMU_DMA_PCI_SAC_X=y\nXCONFIG_IOMMU_DMA_PCI_SAC=y\n')" unknown \
 	"config: only the exact option counts"
 for f in desktop:y server:n; do
-	cfg=$BUILD_DIR/kernel/amd64-farm-${f%:*}/kernel/config_data.gz
+	cfg=$BUILD_DIR/kernel/$SERIES-amd64-farm-${f%:*}/kernel/config_data.gz
 	if [ -f "$cfg" ]; then
 		is "$("$u" sacflag <"$cfg")" "${f#*:}" "the ${f%:*} kernel's own config.gz says ${f#*:}"
 	else
