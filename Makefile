@@ -106,9 +106,13 @@ check-source: deps all-debs
 	$(PROVE) tests/source
 
 # The main job: build the farm-base .debs, boot the default matrix on the
-# kernels from those packages, gate it.
-farm: deps all-debs farm-tools
-	@scripts/farm-release
+# kernels from those packages, gate it: every series, unless SERIES is
+# given on the command line or in the environment.
+FARM_SERIES := $(if $(filter file,$(origin SERIES)),$(shell scripts/series),$(SERIES))
+farm: deps farm-tools
+	@for s in $(FARM_SERIES); do \
+		$(MAKE) --no-print-directory all-debs SERIES=$$s || exit 1; done
+	@FARM_SERIES="$(FARM_SERIES)" scripts/farm-release
 
 bench-build: deps host-tools
 	@scripts/bench-build $(ARCH)
@@ -134,7 +138,7 @@ clean:
 define HELP
 usage: make [TARGET]... [VARIABLE=VALUE]...   (no target: kernels)
 targets:
-  farm               build the farm-base .debs, boot the default matrix on them, gate it
+  farm               build the farm-base .debs of every series (or SERIES), boot the default matrix on them, gate it
   check              everything CI runs: all kernels, release checks, .debs, all tests
   check-quick        the unit tests alone (tests/quick), no kernel build
   kernels            build FLAVOURS for ARCH on BASE (scripts/kernel-build)
@@ -142,7 +146,7 @@ targets:
   debug-kernels      the debug farm base (KASAN, lockdep, hang checkers; desktop) for every arch in ARCHES
   release-check      Debian's config + each flavour, compiling dma-iommu.o only
   all-release-check  release-check for every arch in ARCHES
-  debs               the kernel packages of FLAVOURS for ARCH, into out/debs/ARCH
+  debs               the kernel packages of FLAVOURS for ARCH and SERIES, into out/debs/SERIES/ARCH
   all-debs           debs for every arch in ARCHES
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab

@@ -3,7 +3,8 @@
 #   make all-debs          both arches, farm base
 #   make check-debs        all-debs, then tests/debs (debootstrap root)
 #   make source            the source package (.dsc) into out/source/
-# Packages, .buildinfo, .changes and lintian.txt land in out/debs/ARCH/.
+# Packages, .buildinfo, .changes and lintian.txt land in out/debs/SERIES/ARCH/
+# (SERIES: the Makefile's, 6.1 unless set).
 .PHONY: debs all-debs check-debs source
 
 debs: deps host-tools

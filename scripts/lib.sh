@@ -66,12 +66,31 @@ check_series() {
 
 # series_origin SERIES WHAT: the Debian package SERIES names for WHAT in
 # its origin file: "source" (the tarball the patches apply to, in
-# /usr/src/PACKAGE.tar.xz) or "config" (Debian's shipped configs, in
-# /usr/src/PACKAGE/).
+# /usr/src/PACKAGE.tar.xz), "config" (Debian's shipped configs, in
+# /usr/src/PACKAGE/) or "package" (the source package its kernels are
+# packaged as: debian/changelog's for the default series, the changelog
+# in patches/SERIES/ for another).
 series_origin() {
 	_v=$(sed -n "s/^$2[[:space:]][[:space:]]*//p" "$PATCHES/$1/origin")
 	[ -n "$_v" ] || die "$PATCHES/$1/origin names no $2 package"
 	echo "$_v"
+}
+
+# series_changelog SERIES: the changelog of the package SERIES' kernels
+# go into (the default series is the checkout's own package); a package
+# tree of SERIES (scripts/package-tree) has it as debian/changelog.
+series_changelog() {
+	if [ "$1" = "$DEFAULT_SERIES" ]; then
+		echo "$top/debian/changelog"
+	else
+		echo "$PATCHES/$1/changelog"
+	fi
+}
+
+# series_version SERIES: its package's version (6.1.192-1).
+series_version() {
+	dpkg-parsechangelog -l "$(series_changelog "$1")" -SVersion ||
+		die "cannot read the version from $(series_changelog "$1")"
 }
 
 # base_fragments BASE ARCH: the fragments a base merges under the flavour,

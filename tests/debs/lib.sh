@@ -2,10 +2,10 @@
 # root to install them in. Sourced after tests/lib/tap.sh.
 # shellcheck shell=sh
 
-debs=${DEBS_DIR:-$top/out/debs}
-upstream=$(dpkg-parsechangelog -l "$top/debian/changelog" -SVersion)
-version=$upstream
-upstream=${upstream%-*}
+# The packages of SERIES (tests/lib/tap.sh: 6.1 unless set).
+debs=${DEBS_DIR:-$top/out/debs}/$SERIES
+version=$("$top/scripts/series" --version "$SERIES")
+upstream=${version%-*}
 root_cache=$BUILD_DIR/debs-root
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the tests need inside the root: the images' dependencies, a

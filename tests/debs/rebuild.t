@@ -10,20 +10,21 @@ need_debs amd64
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan 4
-cp -a "$debs/amd64" "$tmp/amd64"
-before=$(cd "$tmp/amd64" && sha256sum ./*.deb)
+mkdir "$tmp/$SERIES"
+cp -a "$debs/amd64" "$tmp/$SERIES/amd64"
+before=$(cd "$tmp/$SERIES/amd64" && sha256sum ./*.deb)
 
 out=$(DEBS_DIR=$tmp "$top/scripts/make-debs" build amd64 farm 2>&1)
 ok $? "make-debs build amd64 farm succeeds"
-like "$out" "packages up to date in $tmp/amd64" "it reports the packages up to date"
-is "$(cd "$tmp/amd64" && sha256sum ./*.deb)" "$before" "and leaves every .deb as it was"
+like "$out" "packages up to date in $tmp/$SERIES/amd64" "it reports the packages up to date"
+is "$(cd "$tmp/$SERIES/amd64" && sha256sum ./*.deb)" "$before" "and leaves every .deb as it was"
 
 # A damaged package must not pass as up to date: the stamp holds every
 # .deb's checksum, which make-debs compares before skipping the build
 # (not run again here: that would repackage for minutes).
-img=$(ls "$tmp"/amd64/linux-image-6*.deb | head -n 1)
+img=$(ls "$tmp/$SERIES"/amd64/linux-image-6*.deb | head -n 1)
 printf 'x' >>"$img"
-if (cd "$tmp/amd64" && tail -n +2 .sac-debs | sha256sum --status -c -); then
+if (cd "$tmp/$SERIES/amd64" && tail -n +2 .sac-debs | sha256sum --status -c -); then
 	ok 1 "a .deb changed after packaging no longer matches the stamp"
 else
 	ok 0 "a .deb changed after packaging no longer matches the stamp"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # debian/control is what scripts/gencontrol makes of the flavour
 # fragments; a flavour added or changed without regenerating it fails.
+# Every other series' control names its own source, Debian packages and
+# binary packages: none has a name the default series' has.
 . "$(dirname "$0")/../lib/tap.sh"
 gen=$top/scripts/gencontrol
 ctl=$top/debian/control
@@ -8,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fls=$("$top/scripts/flavours")
 nfl=$(printf '%s\n' "$fls" | wc -l)
-plan $((10 + nfl))
+others=$("$top/scripts/series" | grep -vxF "$SERIES")
+plan $((10 + nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
 
 out=$("$gen" --stdout 2>&1)
 ok $? "gencontrol runs"
@@ -35,6 +38,22 @@ for f in $fls; do
 		"$top/config-fragments/$f.config")
 	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
 	is "$n" 5 "flavour $f: image, headers, -dbg and two metapackages for $kr"
+done
+
+for s in $others; do
+	SERIES=$s "$gen" --stdout >"$tmp/control-$s" 2>"$tmp/err"
+	ok $? "SERIES=$s: gencontrol runs $(head -n 1 "$tmp/err")"
+	pkg=$("$top/scripts/series" --origin "$s" package)
+	up=$("$top/scripts/series" --version "$s")
+	up=${up%-*}
+	head=$(sed '/^$/q' "$tmp/control-$s")
+	printf '%s\n' "$head" | grep -qx "Source: $pkg" &&
+		printf '%s\n' "$head" | grep -qxF " $("$top/scripts/series" --origin "$s" source) (>= $up~),"
+	ok $? "SERIES=$s: source $pkg, built from its own Debian source at $up"
+	shared=$(sed -n 's/^Package: //p' "$ctl" "$tmp/control-$s" | sort | uniq -d)
+	is "$shared" "" "SERIES=$s: no binary package shares a name with series $SERIES's"
+	is "$(grep -c "^Package: linux-image-$up-sac-" "$tmp/control-$s")" \
+		"$((2 * nfl))" "SERIES=$s: an image and a -dbg per flavour for $up"
 done
 
 # A new flavour makes debian/control out of date.
