@@ -20,11 +20,11 @@ archives=$BUILD_DIR/apt-archives
 work_root autopkgtest
 ok 0 "scratch copy of the bookworm root ($root_cache)"
 
-# The source as git tracks it (what a .dsc would hold), not build/.
+# The series' package tree (what its .dsc holds), not build/.
 src=$BUILD_DIR/autopkgtest-src
-rm -rf "$src" "$out"
-mkdir -p "$src" "$archives/partial"
-(cd "$top" && git ls-files -z | cpio -0pdm --quiet "$src") 2>>"$log"
+rm -rf "$out"
+mkdir -p "$archives/partial"
+"$top/scripts/package-tree" "$src" >>"$log" 2>&1
 # Every package of this source, both flavours: what @ installs.
 set --
 for p in "linux-kbuild-$upstream-sac" $(for f in $(flavours); do

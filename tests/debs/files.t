@@ -88,7 +88,7 @@ mkdir -p "$tmp/foreign/DEBIAN"
 printf 'Package: foreign\nVersion: 1\nArchitecture: all\nMaintainer: x <x@example.org>\nDescription: not ours\n' \
 	>"$tmp/foreign/DEBIAN/control"
 dpkg-deb -b --root-owner-group "$tmp/foreign" "$tmp/foreign.deb" >/dev/null
-one_error "$tmp/foreign.deb" "foreign.deb: not a linux-sac package" "a package of another source"
+one_error "$tmp/foreign.deb" "foreign.deb: not a package of ours" "a package of another source"
 cp "$top/debian/changelog" "$tmp/changelog.deb"
 one_error "$tmp/changelog.deb" "changelog.deb: not a valid .deb" "a text file named .deb"
 

@@ -20,7 +20,7 @@ kbuild=$(deb "linux-kbuild-$upstream-sac" amd64)
 	skip_all "no desktop image and headers in $debs/amd64 (make debs ARCH=amd64)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Only what each case puts there: no out/debs/<arch>/ siblings.
+# Only what each case puts there: no out/debs/<series>/<arch>/ siblings.
 d=$tmp/debs
 mkdir "$d"
 cp "$image" "$d/"
