@@ -41,9 +41,7 @@ is "$(jq '.records | length' "$res" 2>/dev/null)" $((2 * nf * 2 * 4)) \
 
 # q MACHINE FLAVOUR WORKLOAD VARIANT JQ: JQ applied to that cell's record
 q() {
-	jq -r --arg m "$1" --arg f "$2" --arg w "$3" --arg v "$4" ".records[] |
-		select(.axes.machine == \$m and .axes.flavour == \$f and
-		.axes.workload == \$w and .axes.variant == \$v) | $5" "$res" 2>/dev/null
+	cell_of "$res" "$@"
 }
 
 for m in $machines; do

@@ -67,3 +67,11 @@ stock_get() {
 	(cd "$stock_dir" && "$top/scripts/apt-download" "$2" "$1$v" >/dev/null 2>&1) ||
 		skip_all "cannot download $1$v for $2"
 }
+
+# cell_of RESULTS MACHINE FLAVOUR WORKLOAD VARIANT JQ: JQ applied to the
+# record of that cell in RESULTS (a run's results.json).
+cell_of() {
+	jq -r --arg m "$2" --arg f "$3" --arg w "$4" --arg v "$5" '.records[] |
+		select(.axes.machine == $m and .axes.flavour == $f and
+		.axes.workload == $w and .axes.variant == $v) | '"$6" "$1" 2>/dev/null
+}

@@ -36,9 +36,7 @@ sed 's/^/# /' "$tmp/out"
 res=$tmp/r/latest/results.json
 # cell MACHINE FLAVOUR WORKLOAD JQ: JQ of that default cell's record
 cell() {
-	jq -r --arg m "$1" --arg f "$2" --arg w "$3" '.records[] |
-		select(.axes.machine == $m and .axes.flavour == $f and
-		.axes.workload == $w and .axes.variant == "default") | '"$4" "$res"
+	cell_of "$res" "$1" "$2" "$3" default "$4"
 }
 notice='SAC fallback notice.*Using [0-9]+-bit DMA addresses'
 for m in $machines; do
