@@ -5,9 +5,10 @@
 # farm run, the lying edu device under pressure (its 32-bit IOVA space
 # exhausted by itself, or by a sibling in its IOMMU group) on x86-intel
 # and arm64-smmuv3. Both must end the same way, each quoting its one
-# SAC fallback notice. The run's report.html shows the two side by side
-# (flavour "stock" beside "adaptive"); make check-series runs this on
-# every other series, SERIES=6.1 prove tests/series/peer.t on bookworm's.
+# SAC fallback notice. The run stays in $BUILD_DIR/peer-SERIES/, gated:
+# its report.html shows the two side by side (flavour "stock" beside
+# "adaptive"). make check-series runs this on every other series;
+# SERIES=6.1 prove tests/series/peer.t on bookworm's.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
 . "$(dirname "$0")/../lib/flavours.sh"
@@ -26,14 +27,18 @@ for arch in amd64 arm64; do
 	ours="$ours --kernel $deb"
 done
 nf=$(echo $adaptive | wc -w)
-plan $((2 * 2 * (nf * 3 + 1)))
+plan $((2 * 2 * (nf * 3 + 1) + 1))
 
+keep=$BUILD_DIR/peer-$SERIES
+rm -rf "$keep"
 # shellcheck disable=SC2086
 "$farm" run $ours --machine x86-intel --machine arm64-smmuv3 \
 	--workload edu-pressure --workload edu-pressure-group \
-	--out "$tmp/r" >"$tmp/out" 2>&1
+	--out "$keep" >"$tmp/out" 2>&1
 sed 's/^/# /' "$tmp/out"
-res=$tmp/r/latest/results.json
+res=$keep/latest/results.json
+"$farm" gate "$keep/latest" --no-rerun >"$tmp/gate" 2>&1
+ok $? "the gate ships the run: $(grep VERDICT "$tmp/gate") ($keep/latest/report.html)"
 # cell MACHINE FLAVOUR WORKLOAD JQ: JQ of that default cell's record
 cell() {
 	cell_of "$res" "$1" "$2" "$3" default "$4"
