@@ -107,14 +107,14 @@ check-source: deps all-debs
 
 # Every series but the default (make check covers that one): its farm
 # kernels, release checks and packages, then the tests of a series' own
-# kernels on it.
+# kernels on it (coinstall.t also installs the default series' packages).
 # Not part of check: a series' cold kernel builds (~25 min) do not fit
 # CI's 90-minute budget (README, "Kernel series").
 OTHER_SERIES := $(filter-out $(shell scripts/series --default),$(shell scripts/series))
 SERIES_TESTS := tests/kernel/flavours.t tests/kernel/release.t tests/farm/boot.t tests/farm/workloads.t \
 	tests/farm/sacpol.t tests/farm/pressure.t tests/farm/debs.t tests/debs/files.t \
-	tests/series/peer.t
-check-series: deps host-tools
+	tests/series/peer.t tests/series/coinstall.t
+check-series: deps host-tools all-debs
 	@for s in $(OTHER_SERIES); do \
 		$(MAKE) --no-print-directory all-kernels all-release-check all-debs SERIES=$$s && \
 		$(MAKE) --no-print-directory farm-tools SERIES=$$s && \

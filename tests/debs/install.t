@@ -26,7 +26,8 @@ for f in $(flavours); do
 	pkgs="$pkgs linux-image-$kr linux-headers-$kr"
 done
 first=$(flavours | head -n1)
-pkgs="$pkgs linux-image-sac-$first linux-headers-sac-$first"
+meta=$(meta_of "$first")
+pkgs="$pkgs linux-image-$meta linux-headers-$meta"
 for p in $pkgs; do put "$(deb "$p" $a)"; done
 debs_in=$(for p in $pkgs; do printf './%s ' "$(basename "$(deb "$p" $a)")"; done)
 in_root "cd /tmp/debs && apt-get install -y -q --no-install-recommends \
@@ -51,10 +52,10 @@ for f in $(flavours); do
 	is "$(in_root "readlink -f /lib/modules/$kr/build")" \
 		"/usr/src/linux-headers-$kr" "$f: /lib/modules/$kr/build is the headers"
 done
-st=$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}' linux-image-sac-$first")
-is "$st" "ii " "metapackage linux-image-sac-$first installed with its kernel"
+st=$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}' linux-image-$meta")
+is "$st" "ii " "metapackage linux-image-$meta installed with its kernel"
 
-in_root "dpkg -r linux-image-sac-$first linux-headers-sac-$first" \
+in_root "dpkg -r linux-image-$meta linux-headers-$meta" \
 	>>"$BUILD_DIR/logs/debs-install.log" 2>&1
 for f in $(flavours); do
 	kr=$(kr_of "$f")

@@ -19,6 +19,11 @@ kr_of() {
 	"$top/scripts/gencontrol" --kr "$1"
 }
 
+# meta_of FLAVOUR: its metapackages' name after linux-image-.
+meta_of() {
+	"$top/scripts/gencontrol" --meta "$1"
+}
+
 # deb PACKAGE ARCH: the path of a built package, or nothing.
 deb() {
 	p=$debs/$2/${1}_${version}_$2.deb
