@@ -1,8 +1,11 @@
 #!/bin/sh
 # debian/control is what scripts/gencontrol makes of the flavour
-# fragments; a flavour added or changed without regenerating it fails.
-# Every other series' control names its own source, Debian packages and
-# binary packages: none has a name the default series' has.
+# fragments for SERIES (a package tree's own; the checkout's is the
+# default series'); a flavour added or changed without regenerating it
+# fails. In the checkout, every other series' control names its own
+# source, Debian packages and binary packages: none has a name the
+# default series' has. (debian/rules runs this in a series' package
+# tree, which knows its own series only.)
 . "$(dirname "$0")/../lib/tap.sh"
 gen=$top/scripts/gencontrol
 ctl=$top/debian/control
@@ -10,7 +13,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fls=$("$top/scripts/flavours")
 nfl=$(printf '%s\n' "$fls" | wc -l)
-others=$("$top/scripts/series" | grep -vxF "$SERIES")
+others=
+[ "$SERIES" != "$("$top/scripts/series" --default)" ] ||
+	others=$("$top/scripts/series" | grep -vxF "$SERIES")
 plan $((10 + nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
 
 out=$("$gen" --stdout 2>&1)
@@ -22,21 +27,24 @@ ok $r "debian/control is up to date with config-fragments/ (else: scripts/gencon
 [ $r -eq 0 ] || sed 's/^/#   /' "$tmp/diff" | head -20
 
 src=$(sed '/^$/q' "$ctl")
-like "$src" '^Source: linux-sac' "the source stanza comes first"
-like "$src" 'linux-source-6\.1' "the source stanza keeps the project's Build-Depends"
+pkg=$("$top/scripts/series" --origin "$SERIES" package)
+source=$("$top/scripts/series" --origin "$SERIES" source)
+like "$src" "^Source: $pkg\$" "the source stanza comes first, naming $pkg"
+like "$src" '^ bison,' "the source stanza keeps the project's Build-Depends"
 up=$(dpkg-parsechangelog -l "$top/debian/changelog" -SVersion)
 up=${up%-*}
 next=${up%.*}.$((${up##*.} + 1))
-is "$(printf '%s\n' "$src" | grep -c "linux-source-6\.1 (\(>= $up~\|<< $next~\))")" 2 \
-	"Build-Depends pins linux-source-6.1 to $up, debian/changelog's upstream"
+is "$(printf '%s\n' "$src" | grep -c "^ $source (\(>= $up~\|<< $next~\))")" 2 \
+	"Build-Depends pins $source to $up, debian/changelog's upstream"
 deps=$(printf '%s\n' "$src" | sed -n '/^Build-Depends:/,/^[A-Z#]/p')
 unlike=$(printf '%s\n' "$deps" | grep -E ' (qemu|lava|chromium|postgresql|lintian|jq|expect)' || true)
 is "$unlike" "" "no test tool in Build-Depends (they are in tests/control, debian/tests/control)"
 
 for f in $fls; do
-	kr=6.1.192-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
+	kr=$up-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
 		"$top/config-fragments/$f.config")
-	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-sac-$f\|linux-headers-sac-$f\)" "$ctl")
+	meta=$("$gen" --meta "$f")
+	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-$meta\|linux-headers-$meta\)" "$ctl")
 	is "$n" 5 "flavour $f: image, headers, -dbg and two metapackages for $kr"
 done
 
@@ -44,16 +52,16 @@ for s in $others; do
 	SERIES=$s "$gen" --stdout >"$tmp/control-$s" 2>"$tmp/err"
 	ok $? "SERIES=$s: gencontrol runs $(head -n 1 "$tmp/err")"
 	pkg=$("$top/scripts/series" --origin "$s" package)
-	up=$("$top/scripts/series" --version "$s")
-	up=${up%-*}
+	sup=$("$top/scripts/series" --version "$s")
+	sup=${sup%-*}
 	head=$(sed '/^$/q' "$tmp/control-$s")
 	printf '%s\n' "$head" | grep -qx "Source: $pkg" &&
-		printf '%s\n' "$head" | grep -qxF " $("$top/scripts/series" --origin "$s" source) (>= $up~),"
-	ok $? "SERIES=$s: source $pkg, built from its own Debian source at $up"
+		printf '%s\n' "$head" | grep -qxF " $("$top/scripts/series" --origin "$s" source) (>= $sup~),"
+	ok $? "SERIES=$s: source $pkg, built from its own Debian source at $sup"
 	shared=$(sed -n 's/^Package: //p' "$ctl" "$tmp/control-$s" | sort | uniq -d)
 	is "$shared" "" "SERIES=$s: no binary package shares a name with series $SERIES's"
-	is "$(grep -c "^Package: linux-image-$up-sac-" "$tmp/control-$s")" \
-		"$((2 * nfl))" "SERIES=$s: an image and a -dbg per flavour for $up"
+	is "$(grep -c "^Package: linux-image-$sup-sac-" "$tmp/control-$s")" \
+		"$((2 * nfl))" "SERIES=$s: an image and a -dbg per flavour for $sup"
 done
 
 # A new flavour makes debian/control out of date.
@@ -61,7 +69,7 @@ cp -r "$top/config-fragments" "$tmp/frag"
 sed 's/desktop/laptop/g' "$tmp/frag/desktop.config" >"$tmp/frag/laptop.config"
 FRAGMENTS=$tmp/frag "$gen" --stdout >"$tmp/control3"
 cmp -s "$ctl" "$tmp/control3"
-[ $? -ne 0 ] && grep -q '^Package: linux-image-6.1.192-sac-laptop$' "$tmp/control3"
+[ $? -ne 0 ] && grep -q "^Package: linux-image-$up-sac-laptop\$" "$tmp/control3"
 ok $? "a new fragment adds its packages, and the check would catch it"
 grep -q '^Build-Profiles: <!pkg.linux-sac.flavour-adaptive !pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
 ok $? "a flavour is built when its profile or no flavour profile is set"
