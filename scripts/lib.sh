@@ -4,8 +4,11 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$top/build}
 FRAGMENTS=${FRAGMENTS:-$top/config-fragments}
-# The project's persistent compiler cache, outside the checkout.
-SAC_CCACHE_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/sac-farm/ccache
+# The project's persistent caches, outside the checkout: the compiler's,
+# and the farm's Debian images (scripts/farm-image), each keyed by what
+# it was made from.
+SAC_CACHE_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/sac-farm
+SAC_CCACHE_HOME=$SAC_CACHE_HOME/ccache
 
 # -h or --help anywhere in a script's arguments: its header comment (the
 # lines after #!, up to the first that is not a comment, holding a

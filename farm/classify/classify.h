@@ -63,6 +63,13 @@ enum cls_kind cls_match_line(const char *line);
  * (past a printk time), or NULL if it is not one.
  */
 const char *cls_sac_notice(const char *line);
+/*
+ * A status line of systemd's (an installed system's boot): true, with
+ * what it says in @out (no status box, no terminal escapes).
+ */
+bool cls_systemd_line(const char *line, char *out, size_t cap);
+/* That line (as cls_systemd_line() gave it) says a job is waiting. */
+bool cls_systemd_waits(const char *said);
 /* "rcu-stall", "hung-task", ... or NULL (farm/PROTOCOL.md, kernel-error). */
 const char *cls_kernel_error(const char *line);
 /* A printk time "[    1.234567]" starts at @p. */

@@ -423,8 +423,8 @@ static void expect(json_t *r, const char *want, const char *key,
 {
 	check(r && !strcmp(outcome(r), want) &&
 	      (!key || strstr(field(r, key), sub)), what);
-	if (r && strcmp(outcome(r), want))
-		printf("#   got %s: %s\n", outcome(r), field(r, "reason"));
+	if (r && (strcmp(outcome(r), want) || (key && !strstr(field(r, key), sub))))
+		printf("#   got %s: %s\n", outcome(r), field(r, key ? key : "reason"));
 	json_decref(r);
 }
 
@@ -447,6 +447,52 @@ static void test_err_flood(void)
 		       "event=timeout\nstage=poweroff\nqemu_status=signal:9\n"),
 	       "hang", "reason", "; first kernel error: hung-task at line 3",
 	       "a hang names the kernel error it saw");
+}
+
+/*
+ * An installed system that stops coming up: systemd's status lines as
+ * the serial console has them (colours, a spinner redrawn after \r).
+ */
+static void test_systemd(void)
+{
+#define SPIN "A start job is running for /dev/sac-fw0"
+#define OK_BOX "[\033[0;32m  OK  \033[0m] "
+#define SPIN_BOX1 "[\033[0m\033[0;31m*     \033[0m] "
+#define SPIN_BOX2 "[\033[0;1;31m*\033[0m\033[0;31m*    \033[0m] "
+	static const char *const lines[] = {
+		"[    0.000000] Linux version 6.1.192-sac-server",
+		"[    2.000000] DMAR: [DMA Read NO_PASID] Request device [00:03.0] fault addr 0xfffff000 [fault reason 0x06] PTE Read access is not set",
+		OK_BOX "Reached target \033[0;1;39msysinit.target\033[0m - System Initialization.",
+		"[    3.000000] sac_fwload 0000:00:03.0: firmware load failed after 5 tries",
+		SPIN_BOX1 SPIN " (5s / no limit)\r\033[K" SPIN_BOX2 SPIN " (6s / no limit)",
+		"         Expecting device \033[0;1;39mdev-sac\\x2dfw0.device\033[0m - /dev/sac-fw0...",
+		OK_BOX "Finished \033[0;1;39me2scrub_reap.service\033[0m - Remove Stale Snapshots.",
+	};
+	static const char ok_line[] =
+		OK_BOX "Reached target \033[0;1;39mbasic.target\033[0m - Basic System.";
+	char log[1024] = "", out[256];
+	size_t i;
+
+	check(cls_systemd_line(ok_line, out, sizeof(out)) &&
+	      !strcmp(out, "Reached target basic.target - Basic System."),
+	      "systemd: a status line without its box and colours");
+	check(!cls_systemd_line("[    1.000000] Starting kernel", out, sizeof(out)),
+	      "systemd: a kernel line is none");
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		strcat(log, lines[i]);
+		strcat(log, "\n");
+	}
+	expect(run(log, strlen(log),
+		   "event=timeout\nstage=multi-user\nqemu_status=signal:9\n"),
+	       "hang", "reason",
+	       "last systemd line (line 7): Finished e2scrub_reap.service - Remove Stale Snapshots.; "
+	       "still waiting (line 6): Expecting device dev-sac\\x2dfw0.device - /dev/sac-fw0...; "
+	       "1 IOMMU fault line before it, first at line 2",
+	       "systemd: a stalled boot is a hang quoting systemd's last word and the faults");
+#undef SPIN
+#undef OK_BOX
+#undef SPIN_BOX1
+#undef SPIN_BOX2
 }
 
 #define NOTICE "sac_edu 0000:00:03.0: Using 64-bit DMA addresses"
@@ -769,6 +815,7 @@ int main(void)
 	test_err_flood();
 	test_interleave();
 	test_notice();
+	test_systemd();
 	test_cut();
 	test_flood();
 	test_chain();

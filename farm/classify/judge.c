@@ -45,6 +45,8 @@ struct scan {
 	struct ev last, panic, oops, crash, qemu_msg, fault, foreign_ev;
 	struct ev start, done, bad_ev, skip_ev, kerr, dmesg_ev, flood_ev;
 	struct ev notice;	/* the first SAC fallback notice */
+	struct ev systemd;	/* systemd's last status line, unadorned */
+	struct ev waiting;	/* its last line about a job still waiting */
 	/* fault addresses cut to k bits (flt_cut_bits()): a device's width */
 	unsigned int cut_faults, cut_bits;
 	char cut_dev[FLT_BDF_LEN];	/* the first such fault's device, or "" */
@@ -396,11 +398,19 @@ static void note_cut(struct scan *s, const char *line)
 	}
 }
 
+static void systemd_said(struct scan *s, const char *said, unsigned int no)
+{
+	ev_set(&s->systemd, said, strlen(said), no);
+	if (cls_systemd_waits(said))
+		ev_set(&s->waiting, said, strlen(said), no);
+}
+
 /* A line the kernel (or QEMU) printed: remember what it says. */
 static void kernel_line(struct scan *s, const char *line, size_t n,
 			unsigned int no)
 {
 	const char *notice;
+	char said[256];
 
 	switch (cls_match_line(line)) {
 	case CLS_QEMU_CRASH:
@@ -430,6 +440,8 @@ static void kernel_line(struct scan *s, const char *line, size_t n,
 		notice = cls_sac_notice(line);
 		if (notice && !s->notices++)
 			ev_set(&s->notice, notice, n - (notice - line), no);
+		else if (cls_systemd_line(line, said, sizeof(said)))
+			systemd_said(s, said, no);
 		break;
 	}
 }
@@ -859,12 +871,38 @@ static bool judge_flood(struct scan *s, struct verdict *v)
 	return true;
 }
 
+/*
+ * An installed system that stopped coming up: what a person reads on
+ * its console is systemd's last word and the IOMMU's complaints before
+ * it, not the spinner's redraws.
+ */
+static bool judge_userspace_hang(struct scan *s, struct verdict *v)
+{
+	char faults[320] = "", waits[320] = "";
+
+	if (s->waiting.text && s->waiting.no != s->systemd.no)
+		snprintf(waits, sizeof(waits), "; still waiting (line %u): %s",
+			 s->waiting.no, s->waiting.text);
+	if (s->faults)
+		snprintf(faults, sizeof(faults),
+			 "; %u IOMMU fault line%s before it, first at line %u: %s",
+			 s->faults, s->faults == 1 ? "" : "s", s->fault.no,
+			 s->fault.text);
+	decide(v, "hang", &s->systemd,
+	       json_sprintf("timed out waiting for stage %s; last systemd line (line %u): %s%s%s",
+			    s->stage, s->systemd.no, s->systemd.text, waits,
+			    faults));
+	return true;
+}
+
 static bool judge_hang(struct scan *s, struct verdict *v)
 {
 	char note[96];
 
 	if (strcmp(s->event, "timeout"))
 		return false;
+	if (s->systemd.text && !s->start.text)
+		return judge_userspace_hang(s, v);
 	decide(v, "hang", &s->last,
 	       json_sprintf("timed out waiting for stage %s; last console line: %s%s",
 			    s->stage, last_text(s),
@@ -1208,7 +1246,8 @@ static void scan_free(struct scan *s)
 	struct ev *evs[] = { &s->last, &s->panic, &s->oops, &s->crash,
 			     &s->qemu_msg, &s->fault, &s->foreign_ev, &s->start,
 			     &s->done, &s->bad_ev, &s->skip_ev, &s->kerr,
-			     &s->dmesg_ev, &s->flood_ev, &s->notice };
+			     &s->dmesg_ev, &s->flood_ev, &s->notice,
+			     &s->systemd, &s->waiting };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(evs); i++)

@@ -283,6 +283,85 @@ const char *cls_sac_notice(const char *line)
 	return line;
 }
 
+/*
+ * systemd's status lines on the console (src/core/job.c, unit.c in
+ * systemd 252): "[  OK  ] Reached target ...", "[ *** ] A start job is
+ * running for ... (5s / no limit)" redrawn in place, "         Starting
+ * ...", "         Expecting device ...". What a person reads there is
+ * what they quote.
+ */
+static const char *const systemd_says[] = {
+	"Reached target ", "A start job is running for ",
+	"A stop job is running for ", "Expecting device ", "Job ",
+	"Starting ", "Started ", "Finished ",
+	"Mounting ", "Mounted ", "Listening on ", "Dependency failed for ",
+	"Failed to start ", "Timed out waiting for device ", "Stopping ",
+	"Stopped ",
+};
+
+/*
+ * @line without its terminal escapes, as a terminal would end up showing
+ * it: a carriage return or an erase-line (systemd's spinner redraws with
+ * both) starts it afresh.
+ */
+static void strip_terminal(const char *line, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (; *line && o + 1 < cap; line++) {
+		if (*line == '\r') {
+			o = 0;
+			continue;
+		}
+		if (*line == '\033' && line[1] == '[') {
+			for (line += 2; *line && !(*line >= '@' && *line <= '~');
+			     line++)
+				;
+			if (!*line)
+				break;
+			if (*line == 'K')
+				o = 0;
+			continue;
+		}
+		if ((unsigned char)*line >= 0x20 && *line != 0x7f)
+			out[o++] = *line;
+	}
+	out[o] = '\0';
+}
+
+bool cls_systemd_waits(const char *said)
+{
+	return !strncmp(said, "A start job is running for ", 27) ||
+	       !strncmp(said, "Expecting device ", 17) ||
+	       (!strncmp(said, "Job ", 4) && strstr(said, " running ("));
+}
+
+bool cls_systemd_line(const char *line, char *out, size_t cap)
+{
+	const char *text;
+	size_t i;
+
+	strip_terminal(line, out, cap);
+	text = out;
+	if (cls_stamp_at(text, text + strlen(text)))
+		return false;	/* the kernel's */
+	if (*text == '[') {
+		text = strchr(text, ']');
+		if (!text)
+			return false;
+		text++;
+	}
+	while (*text == ' ')
+		text++;
+	for (i = 0; i < ARRAY_SIZE(systemd_says); i++) {
+		if (!strncmp(text, systemd_says[i], strlen(systemd_says[i]))) {
+			memmove(out, text, strlen(text) + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* How kernel lines start when printk prints no time (printk.time=0). */
 static const char *const kernel_starts[] = {
 	"Kernel panic - not syncing", "BUG: ", "Oops: ", "WARNING: CPU: ",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The console stage sequence, declared once: see stages.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "stages.h"
 #include "util.h"
@@ -15,6 +16,15 @@ const struct stage stages[] = {
 	{ .name = "kernel", .mark = "Linux version", .timeout = "kernel" },
 	{ .name = "iommu", .mark = "{iommu}", .timeout = "iommu",
 	  .monitor = "boot", .window = { "Linux version", "{iommu}" } },
+	/*
+	 * systemd announces itself once it runs from the root disk, after
+	 * initramfs-tools found and mounted it; multi-user.target is what
+	 * the user's services wait for, and the agent's unit waits for it.
+	 */
+	{ .name = "systemd", .mark = "Welcome to .*!", .timeout = "systemd",
+	  .boot = "installed" },
+	{ .name = "multi-user", .mark = "Reached target .*Multi-User System",
+	  .timeout = "multi-user", .boot = "installed" },
 	{ .name = "agent", .mark = "^SAC {nonce} start( |$)",
 	  .timeout = "agent", .monitor = "agent",
 	  .window = { "SAC {nonce} start", "SAC {nonce} identity" } },
@@ -25,7 +35,23 @@ const struct stage stages[] = {
 	  .timeout = "poweroff", .monitor = "poweroff",
 	  .window = { "SAC {nonce} done", "reboot: Power down" } },
 };
+
 const size_t n_stages = ARRAY_SIZE(stages);
+
+bool stage_in(const struct stage *s, const char *boot)
+{
+	return !s->boot || !strcmp(s->boot, boot);
+}
+
+size_t stages_of(const char *boot, const struct stage **seq)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < n_stages && n < STAGES_MAX; i++)
+		if (stage_in(&stages[i], boot))
+			seq[n++] = &stages[i];
+	return n;
+}
 
 const char *stage_name(const struct stage *s, const char *workload)
 {

@@ -10,7 +10,9 @@
  * A mark is a regex template valid alike as a POSIX extended regex, a
  * Tcl regex and a Python one: {nonce} stands for the job's nonce and
  * {iommu} for the machine's IOMMU-up regex. Lines are matched without
- * their line ending.
+ * their line ending. A boot method may pass stages of its own: an
+ * installed system comes up through initramfs-tools and systemd before
+ * the agent runs.
  */
 #ifndef FARM_COMMON_STAGES_H
 #define FARM_COMMON_STAGES_H
@@ -22,6 +24,7 @@ struct stage {
 	const char *name;	/* NULL: the stage is named after the workload */
 	const char *mark;	/* the console line that ends the stage */
 	const char *timeout;	/* the machine's timeouts key; NULL: the workload's */
+	const char *boot;	/* NULL: every boot method's; else only its */
 	/* The LAVA test monitor that checks this stage, if one does. */
 	const char *monitor;	/* its name */
 	const char *window[2];	/* its start and end lines (templates) */
@@ -30,6 +33,18 @@ struct stage {
 
 extern const struct stage stages[];
 extern const size_t n_stages;
+
+/* Room for any boot method's sequence (stages_of()). */
+#define STAGES_MAX 8
+
+/*
+ * The stages of a guest booted by the boot method named boot, in order,
+ * into seq (room for STAGES_MAX); returns how many.
+ */
+size_t stages_of(const char *boot, const struct stage **seq);
+
+/* Whether a guest booted by the boot method named boot passes stage s. */
+bool stage_in(const struct stage *s, const char *boot);
 
 /* The stage's name in a job running workload. */
 const char *stage_name(const struct stage *s, const char *workload);

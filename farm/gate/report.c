@@ -82,7 +82,14 @@ static void write_row(FILE *f, const struct cell *c)
 	fprintf(f, "</td></tr>\n");
 }
 
-static void write_matrix(FILE *f, const struct gate *g, const char *flavour)
+/* A cell that booted an installed system (the record's boot method). */
+static bool installed(const struct cell *c)
+{
+	return !strcmp(jstr(c->record, "boot", ""), "installed");
+}
+
+static void write_matrix(FILE *f, const struct gate *g, const char *flavour,
+			 bool inst)
 {
 	size_t i;
 
@@ -90,23 +97,38 @@ static void write_matrix(FILE *f, const struct gate *g, const char *flavour)
 	xml_text(f, flavour);
 	fprintf(f, "</h3>\n<table class=\"matrix\"><tr><th>machine</th><th>workload</th><th>expected</th><th>got</th><th>gate</th><th>reason</th></tr>\n");
 	for (i = 0; i < g->n_cells; i++)
-		if (!strcmp(g->cells[i].key.flavour, flavour))
+		if (!strcmp(g->cells[i].key.flavour, flavour) &&
+		    installed(&g->cells[i]) == inst)
 			write_row(f, &g->cells[i]);
 	fprintf(f, "</table>\n");
 }
 
-static void flavour_tables(FILE *f, const struct gate *g)
+/* One table per flavour of the cells that booted the way inst says. */
+static void flavour_tables(FILE *f, const struct gate *g, bool inst)
 {
 	size_t i, j;
 
 	for (i = 0; i < g->n_cells; i++) {
+		if (installed(&g->cells[i]) != inst)
+			continue;
 		for (j = 0; j < i; j++)
-			if (!strcmp(g->cells[j].key.flavour,
+			if (installed(&g->cells[j]) == inst &&
+			    !strcmp(g->cells[j].key.flavour,
 				    g->cells[i].key.flavour))
 				break;
 		if (j == i)
-			write_matrix(f, g, g->cells[i].key.flavour);
+			write_matrix(f, g, g->cells[i].key.flavour, inst);
 	}
+}
+
+static bool any_installed(const struct gate *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_cells; i++)
+		if (installed(&g->cells[i]))
+			return true;
+	return false;
 }
 
 /* Fill level (percent) from "iova-bench.map_p50_ns_fill90", or -1. */
@@ -379,7 +401,11 @@ int gate_report(const struct gate *g, const struct source *src,
 	head(f, g);
 	packages(f, g, src);
 	fprintf(f, "<h2>Matrix</h2>\n");
-	flavour_tables(f, g);
+	flavour_tables(f, g, false);
+	if (any_installed(g)) {
+		fprintf(f, "<h2>Installed system</h2>\n<p>The kernel's .deb installed by dpkg into the farm's Debian image and booted through its initramfs-tools initrd and systemd (farm/README.md, \"Installed cells\").</p>\n");
+		flavour_tables(f, g, true);
+	}
 	iova_chart(f, g);
 	boot_chart(f, g);
 	deltas(f, g);

@@ -153,17 +153,19 @@ static void ensure_console(void)
 
 /*
  * The key comes in the initramfs, as a file only PID 1 ever reads:
- * nothing else runs before it is read and unlinked. Without one (a job
- * rendered for a LAVA lab, an old runner) the lines are chained under
- * the all-zero key, which proves nothing: the farm's classifier always
- * has the job's key and refuses them.
+ * nothing else runs before it is read and unlinked. In an installed
+ * system it comes on the job's disk, which only root reads, and the
+ * agent is the job's only program. Without one (a job rendered for a
+ * LAVA lab, an old runner) the lines are chained under the all-zero
+ * key, which proves nothing: the farm's classifier always has the
+ * job's key and refuses them.
  */
-static void read_key(void)
+static void read_key(const char *path)
 {
 	char text[SAC_KEY_HEX + 2];
-	ssize_t n = read_file(SAC_KEY_PATH, text, sizeof(text));
+	ssize_t n = read_file(path, text, sizeof(text));
 
-	unlink(SAC_KEY_PATH);
+	unlink(path);
 	if (n < 0 || sac_key_parse(text, n, key)) {
 		memset(key, 0, sizeof(key));
 		keyless = true;
@@ -534,17 +536,24 @@ static void load_listed_modules(void)
 	fclose(list);
 }
 
-int main(void)
+/*
+ * As PID 1 of the farm's initramfs the agent sets the system up itself;
+ * with --installed KEYFILE it is a service of an installed system
+ * (farm/image/), which has mounted and loaded everything already.
+ */
+int main(int argc, char **argv)
 {
+	bool installed = argc == 3 && !strcmp(argv[1], "--installed");
+	const char *key_path = installed ? argv[2] : SAC_KEY_PATH;
 	char json[64];
 	int n;
 
-	if (getpid() != 1) {
+	if (getpid() != 1 && !installed) {
 		fprintf(stderr,
-			"sac-agent: must run as PID 1 in a guest (it powers the machine off)\n");
+			"sac-agent: must run as PID 1 in a guest, or --installed KEYFILE as a service of one (it powers the machine off)\n");
 		return 1;
 	}
-	read_key();
+	read_key(key_path);
 	set_fatal_handlers(fatal_signal);
 	ensure_console();
 	mount_fs("proc", "/proc", "proc");
@@ -554,16 +563,18 @@ int main(void)
 	emit("start", "{\"agent\":\"sac-agent\",\"version\":2}");
 	if (keyless)
 		sac_log("no key in %s: these lines prove nothing",
-			SAC_KEY_PATH);
+			key_path);
 	if (cmdline.errors)
 		sac_log("command line: %d bad sac.* token(s), first: %s",
 			cmdline.errors, cmdline.first_error);
 	if (!strcmp(cmdline.stall, "agent"))
 		sleep_forever();
-	mount_fs("sysfs", "/sys", "sysfs");
-	mount_fs("devtmpfs", "/dev", "devtmpfs");
+	if (!installed) {
+		mount_fs("sysfs", "/sys", "sysfs");
+		mount_fs("devtmpfs", "/dev", "devtmpfs");
+		load_listed_modules();
+	}
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
-	load_listed_modules();
 	emit_identity();
 	n = run_all();
 	emit_dmesg();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Workloads "blk" (virtio-blk, /dev/vda) and "nvme" (/dev/nvme0n1): write
+ * Workloads "blk" (virtio-blk, /dev/vda), "nvme" (/dev/nvme0n1) and
+ * "installed-blk" (a file on an installed system's root disk): write
  * a seeded pattern with O_DIRECT, so every byte is DMA'd through the
  * device's IOMMU mappings rather than served by the page cache, then read
  * it back in a different chunking and check every byte.
@@ -30,6 +31,8 @@
 
 struct blk_kind {
 	const char *def_dev;
+	/* Instead of a disk: a file of the root file system, on its disk. */
+	const char *file;
 	/* A driver-side trace that the disk is coming, worth waiting for. */
 	const char *probe_dir;
 	const char *probe_prefix;
@@ -213,11 +216,10 @@ static bool valid_dev(const char *s)
 	return true;
 }
 
-static int setup(struct blk_job *j, const struct blk_kind *k)
+/* The disk's node, once it is there; 0, or -1 with the result set. */
+static int find_disk(struct blk_job *j, const struct blk_kind *k)
 {
 	const char *dev = sac_param(j->r, "dev", k->def_dev);
-	unsigned long mib, seed;
-	u64 size;
 
 	if (!valid_dev(dev)) {
 		sac_fail(j->r, "bad-parameter: sac.%s.dev=%.40s", j->r->workload,
@@ -225,9 +227,43 @@ static int setup(struct blk_job *j, const struct blk_kind *k)
 		return -1;
 	}
 	snprintf(j->path, sizeof(j->path), "/dev/%s", dev);
+	return wait_device(j, k);
+}
+
+/*
+ * O_DIRECT on a file moves its blocks between the buffer and the disk
+ * by DMA as on the disk itself, through the file system's mapping.
+ */
+static int open_target(struct blk_job *j, const struct blk_kind *k)
+{
+	int flags = O_RDWR | O_DIRECT | O_CLOEXEC;
+
+	if (k->file) {
+		j->fd = open(j->path, flags | O_CREAT | O_TRUNC, 0600);
+		if (j->fd >= 0 && ftruncate(j->fd, j->total))
+			sac_fail(j->r, "ftruncate %s: %s", j->path,
+				 strerror(errno));
+	} else {
+		j->fd = open(j->path, flags);
+	}
+	if (j->fd < 0) {
+		sac_fail(j->r, "open %s: %s", j->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(struct blk_job *j, const struct blk_kind *k)
+{
+	unsigned long mib, seed;
+	u64 size;
+
+	if (k->file)
+		snprintf(j->path, sizeof(j->path), "%s", k->file);
+	else if (find_disk(j, k))
+		return -1;
 	if (sac_param_uint(j->r, "mib", 8, 1, 1024, &mib) ||
-	    sac_param_uint(j->r, "seed", 0, 0, ULONG_MAX, &seed) ||
-	    wait_device(j, k))
+	    sac_param_uint(j->r, "seed", 0, 0, ULONG_MAX, &seed))
 		return -1;
 	j->total = mib << 20;
 	j->seed = sac_param(j->r, "seed", NULL) ? seed : sac_nonce_seed();
@@ -236,12 +272,10 @@ static int setup(struct blk_job *j, const struct blk_kind *k)
 	sac_detail(j->r, "seed", "%llu", (unsigned long long)j->seed);
 	sac_metric(j->r, "mib", mib);
 
-	j->fd = open(j->path, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (j->fd < 0) {
-		sac_fail(j->r, "open %s: %s", j->path, strerror(errno));
+	if (open_target(j, k))
 		return -1;
-	}
-	if (ioctl(j->fd, BLKGETSIZE64, &size) == 0 && size < j->total) {
+	if (!k->file && ioctl(j->fd, BLKGETSIZE64, &size) == 0 &&
+	    size < j->total) {
 		sac_fail(j->r, "%s has %llu MiB, the workload needs %lu",
 			 j->path, (unsigned long long)(size >> 20), mib);
 		return -1;
@@ -278,6 +312,8 @@ static void run(struct sac_result *r, const struct blk_kind *k)
 out:
 	if (j.fd >= 0)
 		close(j.fd);
+	if (k->file)
+		unlink(k->file);
 	free(j.buf);
 	free(j.chunks);
 }
@@ -285,14 +321,22 @@ out:
 void wl_blk(struct sac_result *r)
 {
 	static const struct blk_kind k = {
-		"vda", "/sys/bus/virtio/drivers/virtio_blk", "virtio" };
+		"vda", NULL, "/sys/bus/virtio/drivers/virtio_blk", "virtio" };
 
 	run(r, &k);
 }
 
 void wl_nvme(struct sac_result *r)
 {
-	static const struct blk_kind k = { "nvme0n1", "/sys/class/nvme", "nvme" };
+	static const struct blk_kind k = { "nvme0n1", NULL, "/sys/class/nvme", "nvme" };
+
+	run(r, &k);
+}
+
+/* An installed system's root disk, through a file of its ext4 root. */
+void wl_root_blk(struct sac_result *r)
+{
+	static const struct blk_kind k = { .file = "/var/tmp/sac-root-blk" };
 
 	run(r, &k);
 }

@@ -17,6 +17,9 @@ const struct sac_workload sac_workloads[] = {
 	{ "edu-pressure", wl_edu_pressure },
 	{ "edu-pressure-group", wl_edu_pressure_group },
 	{ "provoke", wl_provoke },
+	{ "installed-boot", wl_installed_boot },
+	{ "installed-fw", wl_installed_fw },
+	{ "installed-blk", wl_root_blk },
 };
 
 const size_t sac_nworkloads = ARRAY_SIZE(sac_workloads);

@@ -21,6 +21,9 @@ extern const size_t sac_nworkloads;
 void wl_boot(struct sac_result *r);	/* wl-basic.c */
 void wl_blk(struct sac_result *r);	/* wl-blk.c */
 void wl_nvme(struct sac_result *r);	/* wl-blk.c */
+void wl_root_blk(struct sac_result *r);	/* wl-blk.c */
+void wl_installed_boot(struct sac_result *r);	/* wl-installed.c */
+void wl_installed_fw(struct sac_result *r);	/* wl-installed.c */
 void wl_net(struct sac_result *r);	/* wl-net.c */
 void wl_iova(struct sac_result *r);	/* wl-iova.c */
 void wl_provoke(struct sac_result *r);	/* wl-provoke.c */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "boot.h"
 #include "lava.h"
 #include "stages.h"
 
@@ -57,7 +58,9 @@ static struct {
 /* The console stages (farm/common/stages.c), walked over the lines. */
 struct walk {
 	const struct job *j;
-	regex_t marks[8];
+	const struct stage *seq[STAGES_MAX];	/* the job's boot's stages */
+	size_t nseq;
+	regex_t marks[STAGES_MAX];
 	size_t next;		/* the stage being waited for */
 	double t0;		/* QEMU started; 0 until known */
 	json_t *timings;	/* stage -> ms */
@@ -179,7 +182,7 @@ static double record_time(json_t *rec)
 
 static bool stage_seen(struct walk *w, const char *line)
 {
-	return w->next < n_stages &&
+	return w->next < w->nseq &&
 	       !regexec(&w->marks[w->next], line, 0, NULL, 0);
 }
 
@@ -191,7 +194,7 @@ static void walk_line(struct walk *w, const char *line, double t)
 	if (!stage_seen(w, line))
 		return;
 	json_object_set_new(w->timings,
-			    stage_name(&stages[w->next], w->j->w->name),
+			    stage_name(w->seq[w->next], w->j->w->name),
 			    json_integer((json_int_t)((t - w->t0) * 1000)));
 	w->next++;
 }
@@ -307,7 +310,7 @@ static int write_status(const struct lava_log *l, const char *path)
 {
 	const struct walk *w = &l->walk;
 	const char *workload = w->j->w->name;
-	size_t last = n_stages - 1;
+	size_t last = w->nseq - 1;
 	bool done = w->next > last && !strcmp(str_of(l->job, "result"),
 					      "pass");
 	const char *event = done ? "done" :
@@ -318,10 +321,10 @@ static int write_status(const struct lava_log *l, const char *path)
 	if (!f)
 		return -1;
 	fprintf(f, "event=%s\nstage=%s\nqemu_status=%s\n", event,
-		stage_name(&stages[w->next < last ? w->next : last], workload),
+		stage_name(w->seq[w->next < last ? w->next : last], workload),
 		done ? "0" : "unknown");
-	for (i = 0; i < n_stages; i++) {
-		const char *name = stage_name(&stages[i], workload);
+	for (i = 0; i < w->nseq; i++) {
+		const char *name = stage_name(w->seq[i], workload);
 		json_t *ms = json_object_get(w->timings, name);
 
 		if (ms && (i < last || done))
@@ -920,8 +923,9 @@ static int walk_init(struct walk *w, const struct job *j)
 	memset(w, 0, sizeof(*w));
 	w->j = j;
 	w->timings = json_object();
-	for (i = 0; i < n_stages && i < ARRAY_SIZE(w->marks); i++) {
-		char *re = stage_expand(stages[i].mark, j->nonce,
+	w->nseq = stages_of(j->w->boot->name, w->seq);
+	for (i = 0; i < w->nseq; i++) {
+		char *re = stage_expand(w->seq[i]->mark, j->nonce,
 					j->m->iommu_regex);
 		int bad = regcomp(&w->marks[i], re, REG_EXTENDED | REG_NOSUB);
 

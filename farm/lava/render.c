@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "boot.h"
 #include "lava.h"
 #include "stages.h"
 
@@ -383,12 +384,13 @@ static void job_deploy(struct yout *y, json_t *images)
  * A monitor's timeout: its stage's and those of the stages before it
  * that no monitor of their own checks (farm/common/stages.c).
  */
-static int monitor_secs(const struct job *j, size_t stage)
+static int monitor_secs(const struct job *j, const struct stage **seq,
+			size_t stage)
 {
-	int secs = job_stage_secs(j, stages[stage].timeout);
+	int secs = job_stage_secs(j, seq[stage]->timeout);
 
-	while (stage-- > 0 && !stages[stage].monitor)
-		secs += job_stage_secs(j, stages[stage].timeout);
+	while (stage-- > 0 && !seq[stage]->monitor)
+		secs += job_stage_secs(j, seq[stage]->timeout);
 	return secs;
 }
 
@@ -401,13 +403,14 @@ static int monitor_secs(const struct job *j, size_t stage)
  */
 static int longest_monitor(const struct job *j)
 {
+	const struct stage *seq[STAGES_MAX];
+	size_t i, n = stages_of(j->w->boot->name, seq);
 	int longest = 0, secs;
-	size_t i;
 
-	for (i = 0; i < n_stages; i++) {
-		if (!stages[i].monitor)
+	for (i = 0; i < n; i++) {
+		if (!seq[i]->monitor)
 			continue;
-		secs = monitor_secs(j, i);
+		secs = monitor_secs(j, seq, i);
 		if (secs > longest)
 			longest = secs;
 	}
@@ -442,11 +445,12 @@ const char *lava_results_suite(void)
  * timeout: a monitor waits for its start line, records the workloads'
  * result lines as test cases, and ends at its end line.
  */
-static void job_monitor(struct yout *y, const struct job *j, size_t stage)
+static void job_monitor(struct yout *y, const struct job *j,
+			const struct stage **seq, size_t stage)
 {
 	static const char workload[] = "\"workload\":\"(?P<test_case_id>[^\"]+)\"";
 	static const char status[] = "\"status\":\"(?P<result>pass|fail|skip)\"";
-	const struct stage *s = &stages[stage];
+	const struct stage *s = seq[stage];
 	const char *iommu = j->m->iommu_regex;
 	/* "SAC <nonce> result <seq> <mac> {...}": the chain LAVA cannot check */
 	char *pattern = xasprintf("SAC %s result [0-9]+ [0-9a-f]{64} \\{%s,%s",
@@ -457,7 +461,7 @@ static void job_monitor(struct yout *y, const struct job *j, size_t stage)
 	y_map(y);
 	y_key(y, "test");
 	y_map(y);
-	y_timeout(y, "timeout", monitor_secs(j, stage));
+	y_timeout(y, "timeout", monitor_secs(j, seq, stage));
 	y_key(y, "monitors");
 	y_seq(y);
 	y_map(y);
@@ -476,11 +480,12 @@ static void job_monitor(struct yout *y, const struct job *j, size_t stage)
 
 static void job_tests(struct yout *y, const struct job *j)
 {
-	size_t i;
+	const struct stage *seq[STAGES_MAX];
+	size_t i, n = stages_of(j->w->boot->name, seq);
 
-	for (i = 0; i < n_stages; i++)
-		if (stages[i].monitor)
-			job_monitor(y, j, i);
+	for (i = 0; i < n; i++)
+		if (seq[i]->monitor)
+			job_monitor(y, j, seq, i);
 }
 
 /* The LAVA job definition of one cell, its images at their "url"s. */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * QEMU's edu PCI device, as the farm knows it: the IDs the farm's
- * drivers (sac_edu, sac_provoke) bind and that the guest agent
+ * drivers (sac_edu, sac_provoke, sac_fwload) bind and that the guest agent
  * (farm/guest, through agent.h) looks for on the PCI bus to find the edu
  * devices a workload booted with, and the DMA registers the drivers
  * program. One definition shared by the modules and the agent, so they
  * cannot disagree about which device is edu. Plain #defines: this file
  * is built both by kbuild (copied next to the module's sources) and as
- * userspace C.
+ * userspace C; the drivers' shared code is in edu_dma.h.
  */
 #ifndef SAC_EDU_H
 #define SAC_EDU_H

@@ -48,11 +48,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "edu.h"
-
-/* edu starts a transfer 100 ms (virtual) after the command; TCG is slow */
-#define SAC_EDU_POLL_US		1000
-#define SAC_EDU_TIMEOUT_US	(3 * USEC_PER_SEC)
+#include "edu_dma.h"
 
 #define SAC_EDU_MIN_BUFS	8
 #define SAC_EDU_MAX_BUFS	16384
@@ -194,34 +190,14 @@ static bool sac_edu_inside_buffer(const struct sac_edu_plan *p)
 	       p->size < EDU_BUF_SIZE - p->dev_off;
 }
 
-/* Program one DMA and poll for it; edu raises no interrupt unless asked. */
 static int sac_edu_dma(struct sac_edu *sac, u64 src, u64 dst, u32 size,
 		       u32 cmd)
 {
-	u32 val;
-	int ret;
+	int ret = edu_dma_run(sac->regs, src, dst, size, cmd);
 
-	/* edu decodes only full 64-bit accesses at these offsets */
-	writeq(src, sac->regs + EDU_REG_DMA_SRC);
-	writeq(dst, sac->regs + EDU_REG_DMA_DST);
-	writeq(size, sac->regs + EDU_REG_DMA_CNT);
-	writel(cmd | EDU_DMA_RUN, sac->regs + EDU_REG_DMA_CMD);
-
-	ret = readl_poll_timeout(sac->regs + EDU_REG_DMA_CMD, val,
-				 !(val & EDU_DMA_RUN), SAC_EDU_POLL_US,
-				 SAC_EDU_TIMEOUT_US);
 	if (ret)
 		sac->busy = true;
 	return ret;
-}
-
-static bool sac_edu_idle(struct sac_edu *sac)
-{
-	u32 val;
-
-	return !readl_poll_timeout(sac->regs + EDU_REG_DMA_CMD, val,
-				   !(val & EDU_DMA_RUN), SAC_EDU_POLL_US,
-				   SAC_EDU_TIMEOUT_US);
 }
 
 static int sac_edu_map_page(struct device *dev, struct sac_edu_buf *buf)
@@ -673,27 +649,10 @@ static int sac_edu_declare_dac(struct pci_dev *pdev)
 
 static int sac_edu_setup_device(struct pci_dev *pdev, struct sac_edu *sac)
 {
-	int ret;
+	int ret = edu_dma_setup(pdev, sac->dma_bits, &sac->regs);
 
-	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
-
-	ret = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
-	if (ret)
-		return ret;
-
-	sac->regs = pcim_iomap_table(pdev)[0];
-	pci_set_master(pdev);
-
-	/* This is where a driver believes, or not, the data sheet */
-	ret = dma_set_mask_and_coherent(&pdev->dev,
-					DMA_BIT_MASK(sac->dma_bits));
-	if (ret) {
-		dev_err(&pdev->dev, "no usable %u-bit DMA mask\n",
-			sac->dma_bits);
-		return ret;
-	}
 	return declare_dac ? sac_edu_declare_dac(pdev) : 0;
 }
 
@@ -757,7 +716,7 @@ static void sac_edu_remove(struct pci_dev *pdev)
 	 * Freeing memory the device may still write to is worse than a leak;
 	 * that includes the fill, where truncated addresses land.
 	 */
-	if (sac->busy && !sac_edu_idle(sac)) {
+	if (sac->busy && !edu_dma_idle(sac->regs)) {
 		dev_err(&pdev->dev, "DMA engine still busy, leaking its buffers\n");
 		return;
 	}
@@ -770,7 +729,12 @@ static const struct pci_device_id sac_edu_ids[] = {
 	{ PCI_DEVICE(EDU_VENDOR_ID, EDU_DEVICE_ID) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, sac_edu_ids);
+
+/*
+ * No MODULE_DEVICE_TABLE: the agent loads this driver with the job's
+ * parameters. Without a modalias, udev in an installed system (where
+ * every farm module sits in lib/modules) leaves edu to sac_fwload.
+ */
 
 static struct pci_driver sac_edu_driver = {
 	.name		= KBUILD_MODNAME,

@@ -200,7 +200,12 @@ static const struct pci_device_id sac_provoke_ids[] = {
 	{ PCI_DEVICE(EDU_VENDOR_ID, EDU_DEVICE_ID) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, sac_provoke_ids);
+
+/*
+ * No MODULE_DEVICE_TABLE: the agent loads this driver with the job's
+ * parameters. Without a modalias, udev in an installed system (where
+ * every farm module sits in lib/modules) leaves edu to sac_fwload.
+ */
 
 static struct pci_driver sac_provoke_driver = {
 	.name		= KBUILD_MODNAME,

@@ -6,6 +6,7 @@
 
 static const struct boot_method *const boot_methods[] = {
 	&boot_agent_initramfs,
+	&boot_installed,
 };
 
 const struct boot_method *boot_method_find(const char *name)

@@ -14,6 +14,12 @@
 struct boot_method {
 	const char *name;
 	/*
+	 * Whether the method can boot kernel k at all (NULL: every kernel).
+	 * A kernel it cannot has no cells of the method's workloads, as a
+	 * machine of another arch has none.
+	 */
+	bool (*boots)(const struct kernel *k);
+	/*
 	 * Makes the job bootable: sets j->boot_images to an array of
 	 * {"label", "path", "words"}, in QEMU order. Returns NULL, or why
 	 * the job cannot be set up (an infra-error; the caller frees it).
@@ -31,6 +37,13 @@ struct boot_method {
 
 /* The farm's static agent as /init of an initramfs (boot-initramfs.c). */
 extern const struct boot_method boot_agent_initramfs;
+
+/*
+ * The kernel's .deb installed by dpkg into the farm's Debian image, booted
+ * through initramfs-tools and systemd; the agent is a service of that
+ * system (boot-installed.c).
+ */
+extern const struct boot_method boot_installed;
 
 /* By the name a workload's "boot" field gives; NULL if unknown. */
 const struct boot_method *boot_method_find(const char *name);

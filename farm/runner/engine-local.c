@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "engine.h"
 #include "qemu-user.h"
 #include "stages.h"
@@ -32,9 +33,10 @@ static void push(json_t *a, const char *s)
  */
 static char **console_argv(const struct job *j, char **qemu)
 {
+	const struct stage *seq[STAGES_MAX];
 	json_t *a = json_array();
 	char *p, **argv;
-	size_t i;
+	size_t i, n;
 
 	push(a, "expect");
 	push(a, farm.console_exp);
@@ -44,8 +46,9 @@ static char **console_argv(const struct job *j, char **qemu)
 	p = job_path(j, "status");
 	push(a, p);
 	free(p);
-	for (i = 0; i < n_stages; i++) {
-		const struct stage *s = &stages[i];
+	n = stages_of(j->w->boot->name, seq);
+	for (i = 0; i < n; i++) {
+		const struct stage *s = seq[i];
 
 		push(a, stage_name(s, j->w->name));
 		json_array_append_new(a, json_sprintf("%d",

@@ -396,7 +396,7 @@ char *initramfs_get(const struct kernel *k, const struct workload *w,
 	list_members(&l, w, order);
 	text = manifest(&l);
 	if (l.missing) {
-		*why = xasprintf("missing %s", l.missing);
+		*why = xasprintf("missing %s (build it first)", l.missing);
 		free(cpio);
 		cpio = NULL;
 		goto out;
@@ -456,4 +456,40 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+/*
+ * An installed system's job disk (farm/image/root/usr/local/sbin/sac-job):
+ * one newc archive of the agent and the key file, zero-padded to whole
+ * 512-byte sectors (a disk ends at its last whole sector), mode 0600.
+ * GNU cpio stops at the first trailer, so both go in one archive.
+ * 0, or -1.
+ */
+int initramfs_job_disk(const char *agent, const char *out, const char *key_hex)
+{
+	struct cpio_entry e = { .guest = "sac-agent", .host = (char *)agent,
+				.mode = S_IFREG | 0755 };
+	char text[SAC_KEY_HEX + 2];
+	FILE *f = NULL;
+	int fd, bad;
+
+	unlink(out);
+	fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%s\n", key_hex);
+	bad = newc_file(f, 1, &e);
+	newc_entry(f, 2, S_IFREG | 0400, "sac-key", text, SAC_KEY_HEX + 1);
+	newc_entry(f, 0, 0, "TRAILER!!!", "", 0);
+	explicit_bzero(text, sizeof(text));
+	while (ftell(f) % 512)
+		fputc(0, f);
+	bad |= ferror(f);
+	return fclose(f) || bad ? -1 : 0;
 }

@@ -49,11 +49,12 @@ int job_stage_secs(const struct job *j, const char *timeout_key)
 /* Every stage's timeout added up, plus slack: the job's hard deadline. */
 double job_budget(const struct job *j)
 {
+	const struct stage *seq[STAGES_MAX];
+	size_t i, n = stages_of(j->w->boot->name, seq);
 	double secs = DEADLINE_SLACK;
-	size_t i;
 
-	for (i = 0; i < n_stages; i++)
-		secs += job_stage_secs(j, stages[i].timeout);
+	for (i = 0; i < n; i++)
+		secs += job_stage_secs(j, seq[i]->timeout);
 	return secs;
 }
 

@@ -70,7 +70,7 @@ static void job_check(struct job *j)
 	why = j->w->boot->prepare(j);
 	if (why) {
 		j->preset = "infra-error";
-		j->skip_reason = xasprintf("farm: cannot prepare the %s boot: %s (build it first)",
+		j->skip_reason = xasprintf("farm: cannot prepare the %s boot: %s",
 					   j->w->boot->name, why);
 		free(why);
 	}
@@ -159,7 +159,8 @@ struct job *matrix_expand(const struct tables *t, struct kernel **kernels,
 					const struct workload *w = &t->workloads[wi];
 
 					if (!selected(o->workloads, w->name) ||
-					    !workload_applies(w, m))
+					    !workload_applies(w, m) ||
+					    (w->boot->boots && !w->boot->boots(k)))
 						continue;
 					cells_add(&jobs, &n, &cap, o, m, k,
 						  &o->variants[vi], w);

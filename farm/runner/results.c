@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "junit.h"
 #include "outcome.h"
 #include "runner.h"
@@ -51,6 +52,7 @@ void record_finish(struct job *j)
 						  j->k->spec, "variant",
 						  j->v->cmdline ? j->v->cmdline : ""));
 	json_object_set_new(r, "kernel_release", json_string(j->k->release));
+	json_object_set_new(r, "boot", json_string(j->w->boot->name));
 	json_object_set_new(r, "expected", json_string(j->judged.expected));
 	json_object_set_new(r, "policy_line", json_integer(j->judged.line));
 	json_object_set_new(r, "as_expected",

@@ -23,7 +23,7 @@
 #define NONCE_LEN 16
 /* In a job's dir: its key (mode 0600), the image that hands it over. */
 #define JOB_KEY_FILE	"key"
-#define JOB_KEYED_IMAGE	"initrd.cpio"
+#define JOB_KEYED_IMAGE	"keyed.cpio"
 
 struct boot_method;
 struct engine;
@@ -50,7 +50,7 @@ struct machine {
 	const char *iommu_regex;
 	json_t *args, *tcg, *kvm;	/* arrays of argv words */
 	json_t *requires;		/* array of CONFIG_ names, built in */
-	json_t *timeouts;		/* kernel, iommu, agent, poweroff */
+	json_t *timeouts;		/* stage -> seconds (stages.c) */
 	double tcg_scale;
 };
 
@@ -185,6 +185,7 @@ const char *kernel_farm_modules(const struct kernel *k, const char **why);
 char *initramfs_get(const struct kernel *k, const struct workload *w,
 		    char **why);
 int initramfs_keyed(const char *base, const char *out, const char *key_hex);
+int initramfs_job_disk(const char *agent, const char *out, const char *key_hex);
 
 /* accel.c */
 enum accel accel_probe(const char *run_dir, const char *arch,

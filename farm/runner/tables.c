@@ -8,6 +8,7 @@
 
 #include "boot.h"
 #include "runner.h"
+#include "stages.h"
 
 static const char *cur_file;
 static const char *cur_entry;
@@ -16,6 +17,12 @@ static void bad(const char *field, const char *want)
 {
 	die("%s: entry '%s': field '%s' must be %s", cur_file,
 	    cur_entry ? cur_entry : "?", field, want);
+}
+
+static void bad_timeout(const char *stage)
+{
+	die("%s: entry '%s': field 'timeouts' must give the %s stage's seconds",
+	    cur_file, cur_entry ? cur_entry : "?", stage);
 }
 
 static const char *get_str(json_t *o, const char *key, bool required)
@@ -116,8 +123,6 @@ static json_t *load_array(const char *path, const char *key)
 
 static void machine_parse(struct machine *m, json_t *o)
 {
-	static const char *const stages[] = { "kernel", "iommu", "agent",
-					      "poweroff" };
 	size_t i;
 
 	cur_entry = NULL;
@@ -139,9 +144,11 @@ static void machine_parse(struct machine *m, json_t *o)
 	m->timeouts = json_object_get(o, "timeouts");
 	if (!json_is_object(m->timeouts))
 		bad("timeouts", "an object of stage seconds");
-	for (i = 0; i < ARRAY_SIZE(stages); i++)
-		if (get_num(m->timeouts, stages[i], -1, 1) < 0)
-			bad("timeouts", "an object with kernel, iommu, agent and poweroff seconds");
+	/* every stage a machine times (farm/common/stages.c) */
+	for (i = 0; i < n_stages; i++)
+		if (stages[i].timeout &&
+		    get_num(m->timeouts, stages[i].timeout, -1, 1) < 0)
+			bad_timeout(stages[i].timeout);
 	m->tcg_scale = get_num(o, "tcg_scale", 1, 1);
 }
 

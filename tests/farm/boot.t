@@ -72,7 +72,7 @@ is "$(grep -c '<failure' "$junit")" 0 "junit.xml has no failures"
 jobs=$tmp/boot/latest/jobs
 is "$(stat -c '%a %s' "$jobs"/*/key | sort -u)" "600 65" \
 	"every job has its key file: mode 600, 64 hex digits and a newline"
-is "$(find "$jobs" -name initrd.cpio | wc -l)" 0 \
+is "$(find "$jobs" -name keyed.cpio | wc -l)" 0 \
 	"no job's keyed initrd is left behind"
 : >"$tmp/leak"
 for k in "$jobs"/*/key; do

@@ -106,7 +106,7 @@ gone() {
 	ok $? "$1: no expect of the run is left within 10 s"
 	[ -z "$(left "$2|$qemu")" ]
 	ok $? "$1: no process of the run (runner, worker, timeout) is left"
-	files=$(find "$2" -name scratch.img -o -name initrd.cpio -o -name '*.tmp' 2>&1)
+	files=$(find "$2" -name scratch.img -o -name keyed.cpio -o -name '*.tmp' 2>&1)
 	[ -z "$files" ]
 	ok $? "$1: no scratch disk, keyed initrd or *.tmp is left in the run dir"
 	printf '%s\n' "$files" | sed '/^$/d; s/^/# left: /'
