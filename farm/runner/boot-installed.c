@@ -24,8 +24,14 @@
 /* Places in j->boot_images, as installed_prepare() lays them out. */
 #define JOB_DISK 3
 
-/* The root behind the IOMMU, found by its label; the job's disk beside it. */
-static const char root_cmdline[] = "{cmdline} root=LABEL=sacroot ro";
+/*
+ * The root behind the IOMMU, found by its label; the job's disk beside
+ * it. No getty on the console: it carries the agent's chained lines,
+ * which agetty's flush at start can cut, and with a getty on it systemd
+ * stops printing its status there, where a stalled boot should say
+ * what it is waiting for.
+ */
+static const char root_cmdline[] = "{cmdline} root=LABEL=sacroot ro systemd.getty_auto=0";
 static const char root_drive[] = "file={root},if=none,id=sacroot,format=raw,snapshot=on";
 static const char root_device[] =
 	"virtio-blk-pci,drive=sacroot,iommu_platform=on,disable-legacy=on";

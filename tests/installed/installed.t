@@ -22,7 +22,7 @@ server=$(deb "linux-image-$(kr_of server)" amd64)
 	skip_all "no desktop and server images in $debs/amd64 (make debs ARCH=amd64)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 17
+plan 19
 
 "$top/farm/farm" run --kernel "$desktop" --kernel "$server" \
 	--machine x86-intel --workload installed-boot --workload installed-fw \
@@ -43,7 +43,7 @@ for f in desktop server; do
 		"$f: it runs the kernel dpkg installed"
 	is "$(rec $f installed-blk .outcome)" pass "$f: the root disk behind the IOMMU reads back what was written"
 done
-log=$(rec desktop installed-boot .log)
+log=$tmp/r/latest/$(rec desktop installed-boot .log)
 like "$(grep -a -n -e 'Reached target.*Multi-User System' -e "SAC [0-9a-f]* start" "$log" |
 	cut -d: -f1 | tr '\n' ' ')" '^[0-9]+ [0-9]+ $' \
 	"desktop: systemd reached multi-user.target before the agent started"
@@ -53,8 +53,11 @@ is "$(rec desktop installed-fw .outcome)" pass "desktop: the lying card accepts 
 like "$(rec desktop installed-fw '.results[0].details.fw_status')" '^accepted try=1 ' \
 	"desktop: at the first try"
 is "$(rec server installed-fw .outcome)" hang "server: the boot stalls on the card's firmware"
-like "$(rec server installed-fw .reason)" 'last systemd line .*(still waiting|A start job is running for).*sac-fw0' \
+like "$(rec server installed-fw .reason)" '^timed out waiting for stage multi-user; last systemd line \(line [0-9]+\): [A-Z]' \
 	"server: the hang quotes systemd's last line"
+like "$(grep -a -c 'sac-display: waiting for the card at' \
+	"$tmp/r/latest/$(rec server installed-fw .log)")" '^[1-9]' \
+	"server: the console says what the system waits for"
 like "$(rec server installed-fw .reason)" 'IOMMU fault line' \
 	"server: and the IOMMU faults before it"
 image=$(ls -d "$BUILD_DIR"/farm-cache/image/installed-amd64-* | head -n 1)
