@@ -80,9 +80,9 @@ static char *last_line_of(const char *path)
 	while (end > text && end[-1] == '\n')
 		*--end = '\0';
 	line = strrchr(text, '\n');
-	line = xstrdup(line ? line + 1 : text);
+	line = *text ? xstrdup(line ? line + 1 : text) : NULL;
 	free(text);
-	return *line ? line : (free(line), NULL);
+	return line;
 }
 
 /*
@@ -100,7 +100,7 @@ static char *installed_image(const struct kernel *k, char **why)
 	int rc;
 
 	mkdir_p(cache);
-	fprintf(stderr, "farm: the installed image of %s (first time: minutes under TCG; log %s)\n",
+	fprintf(stderr, "farm: installing %s into the farm's image (cached; the first time takes minutes under TCG; log %s)\n",
 		k->name, err);
 	rc = run_argv(argv, out, err, 0);
 	if (rc) {
