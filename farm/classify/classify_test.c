@@ -798,6 +798,12 @@ static void test_bounds(void)
 		      "garbage?? here"), "unprintable bytes shown as '?'");
 	json_decref(r);
 
+	r = run("unit\xe2\x80\xa6 ok \xe2\x80 cut\n", 18, NULL);
+	check(!strcmp(json_string_value(json_object_get(r, "last_line")),
+		      "unit\xe2\x80\xa6 ok ?? cut"),
+	      "valid UTF-8 kept, a cut sequence shown as '?'");
+	json_decref(r);
+
 	r = run("", 0, "event=done\nbogus\n");
 	check(!strcmp(outcome(r), "infra-error") &&
 	      strstr(json_string_value(json_object_get(r, "reason")), "status:2"),

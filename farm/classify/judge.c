@@ -6,7 +6,7 @@
  * data-corruption, workload-fail, infra-error, skip, pass.
  *
  * The console is untrusted: lines are cut at CLS_LINE_MAX, NUL and CR are
- * dropped, anything unprintable is shown as '?', and only SAC lines that
+ * dropped, anything unprintable (or not UTF-8) is shown as '?', and only SAC lines that
  * carry this job's nonce and continue its chain under the job's key
  * (farm/common/chain.h) count as the agent's word; after the first that
  * does not, none does. What a line says is lines.c's business.
@@ -21,6 +21,7 @@
 #include "classify.h"
 #include "faults.h"
 #include "stages.h"
+#include "xml.h"
 #include "util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -94,17 +95,28 @@ int cls_valid_workload(const char *s)
 	return 1;
 }
 
+/*
+ * A console line as a reason may quote it: printable ASCII and valid,
+ * printable UTF-8 (systemd's status lines cut unit names with "\u2026")
+ * as they are, a tab as a blank, anything else as '?'.
+ */
 static char *sanitise(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	char *out = malloc(n + 1);
-	size_t i;
+	size_t i, len;
+	uint32_t cp;
 
 	if (!out)
 		return NULL;
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		out[i] = c == '\t' ? ' ' : (c >= 0x20 && c < 0x7f) ? c : '?';
+	for (i = 0; i < n; i += len) {
+		len = u[i] >= 0x80 ? utf8_seq(u + i, n - i, &cp) : 0;
+		if (len && cp >= 0xa0) {
+			memcpy(out + i, s + i, len);
+			continue;
+		}
+		len = 1;
+		out[i] = u[i] == '\t' ? ' ' : (u[i] >= 0x20 && u[i] < 0x7f) ? s[i] : '?';
 	}
 	out[n] = '\0';
 	return out;

@@ -8,12 +8,7 @@
 
 #define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD */
 
-/*
- * Length of the valid UTF-8 sequence at s (at most n bytes), with its
- * code point in *cp; 0 when the bytes are not one (overlong forms,
- * surrogates and values past U+10FFFF included).
- */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
 	size_t len, i;

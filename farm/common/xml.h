@@ -10,7 +10,15 @@
 #define FARM_COMMON_XML_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/*
+ * Length of the valid UTF-8 sequence at s (at most n bytes), with its
+ * code point in *cp; 0 when the bytes are not one (overlong forms,
+ * surrogates and values past U+10FFFF included).
+ */
+size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp);
 
 void xml_text(FILE *f, const char *s);
 void xml_textn(FILE *f, const char *s, size_t len);
