@@ -12,7 +12,6 @@
  *                   all means the boot did not stall waiting for it.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <limits.h>
 #include <mntent.h>
 #include <stdio.h>
@@ -63,7 +62,7 @@ static void check_root(struct sac_result *r)
 
 void wl_installed_boot(struct sac_result *r)
 {
-	char init[64];
+	char init[64] = "";
 
 	if (first_line("/proc/1/comm", init, sizeof(init)))
 		sac_fail(r, "cannot read /proc/1/comm");
@@ -74,55 +73,25 @@ void wl_installed_boot(struct sac_result *r)
 	sac_metric(r, "uptime_s", sac_now());
 }
 
-/* A PCI ID attribute of a device in /sys/bus/pci/devices; 0 if none. */
-static unsigned long pci_id(const char *bdf, const char *attr)
-{
-	char path[320], id[16];
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
-	return first_line(path, id, sizeof(id)) ? 0 : strtoul(id, NULL, 16);
-}
-
-/*
- * The first edu's fw_status into buf, its PCI address into bdf: 0; 1 if
- * the edu has none; -1 if there is no edu.
- */
-static int read_fw_status(char *buf, size_t cap, char *bdf)
-{
-	char path[320];
-	struct dirent *d;
-	DIR *dir = opendir("/sys/bus/pci/devices");
-	int rc = -1;
-
-	if (!dir)
-		return -1;
-	while (rc && (d = readdir(dir))) {
-		if (d->d_name[0] == '.' ||
-		    pci_id(d->d_name, "vendor") != EDU_VENDOR_ID ||
-		    pci_id(d->d_name, "device") != EDU_DEVICE_ID)
-			continue;
-		snprintf(bdf, NAME_MAX + 1, "%s", d->d_name);
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s",
-			 d->d_name, "fw_status");
-		rc = first_line(path, buf, cap) ? 1 : 0;
-	}
-	closedir(dir);
-	return rc;
-}
-
 void wl_installed_fw(struct sac_result *r)
 {
-	char status[STATUS_MAX], bdf[NAME_MAX + 1] = "";
-	int rc = read_fw_status(status, sizeof(status), bdf);
+	char status[STATUS_MAX], bdf[NAME_MAX + 1];
 
-	if (rc < 0) {
-		sac_skip(r, "no edu device");
+	/* sac_fwload stays bound only to a card that took its firmware */
+	if (!sac_pci_find(EDU_VENDOR_ID, EDU_DEVICE_ID, true, bdf, sizeof(bdf))) {
+		if (!sac_pci_find(EDU_VENDOR_ID, EDU_DEVICE_ID, false, bdf,
+				  sizeof(bdf))) {
+			sac_skip(r, "no edu device");
+			return;
+		}
+		sac_detail(r, "device", "%s", bdf);
+		sac_fail(r, "%s has no fw_status: no driver took it (firmware never accepted)",
+			 bdf);
 		return;
 	}
 	sac_detail(r, "device", "%s", bdf);
-	if (rc) {
-		sac_fail(r, "%s has no fw_status: no driver took it (firmware never accepted)",
-			 bdf);
+	if (sac_pci_attr(bdf, "fw_status", status, sizeof(status))) {
+		sac_fail(r, "%s has no fw_status: its driver is not sac_fwload", bdf);
 		return;
 	}
 	sac_detail(r, "fw_status", "%s", status);
