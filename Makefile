@@ -15,7 +15,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
 .PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava check-export check-source check-series \
-	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm
+	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm bench-installed
 
 # The targets share one kernel source tree and two cores: make -j runs
 # them one after the other (each kernel build is parallel inside).
@@ -139,11 +139,17 @@ bench-iova: deps all-kernels farm-tools
 	@scripts/bench-iova -n 3
 	@scripts/bench-iova -M -n 3
 
+# The installed system: image cold/warm, an install, installed against
+# initramfs boots, and the installed cells of every .deb (--matrix).
+bench-installed: deps all-debs farm-tools
+	@scripts/bench-installed -n 3 --matrix
+
 # Figures for README: build times per arch, IOVA cost with the trick on/off.
 bench: deps
 	@for a in $(ARCHES); do $(MAKE) --no-print-directory bench-build ARCH=$$a || exit 1; done
 	@$(MAKE) --no-print-directory bench-farm
 	@$(MAKE) --no-print-directory bench-iova
+	@$(MAKE) --no-print-directory bench-installed
 
 clean:
 	rm -rf $(BUILD_DIR)/kernel $(BUILD_DIR)/logs $(BUILD_DIR)/host
@@ -169,10 +175,11 @@ targets:
   check-source       the .dsc rebuilt as nobody, with no network (tests/source)
   check-series       every series but the default: its kernels, .debs and farm tests
   source             the source package (.dsc, orig, debian tarballs) into out/source
-  bench              bench-build for every arch, then bench-farm and bench-iova
+  bench              bench-build for every arch, then bench-farm, bench-iova and bench-installed
   bench-build        kernel build times for ARCH (cold, warm, no-op)
   bench-farm         boot-to-agent times and the default matrix's wall time
   bench-iova         iova-bench: the SAC trick on and off, then always/adaptive/strict against never in one boot
+  bench-installed    the installed system: image cold/warm, an install, installed against initramfs boots, its cells' wall time
   farm-tools         the farm's runner, classifier, guest agents and modules
   deps               install what debian/control, debian/tests/control and tests/control declare (root)
   clean              remove $$BUILD_DIR's kernels, logs and host tools
