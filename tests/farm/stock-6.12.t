@@ -16,18 +16,9 @@
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 workloads="boot blk nvme net edu-honest edu-lying iova-bench"
 pressure="edu-pressure edu-pressure-group"
-# newest PATTERN: the newest package apt knows whose name matches PATTERN
-newest() {
-	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 |
-		sort -V | tail -n 1
-}
-# The host's apt lists are amd64's (no foreign dpkg arch); Debian builds
-# both arches' images from one source version, so arm64's is the same
-# name with its arch.
-amd64_image=$(newest "^linux-image-6\.12\.[0-9]*[+]deb12-amd64-unsigned\$")
 debs=
 for arch in amd64 arm64; do
-	stock_kernel "$(echo "$amd64_image" | sed "s/-amd64-unsigned\$/-$arch-unsigned/")" "$arch"
+	stock_kernel 6.12 "$arch"
 	debs="$debs --kernel $deb"
 done
 tmp=$(mktemp -d)

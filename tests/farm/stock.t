@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
-stock_kernel "$(bookworm_image amd64)" amd64
+stock_kernel 6.1 amd64
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan 8

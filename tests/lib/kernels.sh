@@ -24,48 +24,14 @@ farm_test() {
 	trap 'rm -rf "$tmp"' EXIT
 }
 
-# bookworm_image ARCH: the image package Debian's linux-image-ARCH
-# metapackage depends on (linux-image-6.1.0-N-ARCH), or nothing.
-bookworm_image() {
-	apt-cache depends "linux-image-$1" 2>/dev/null |
-		sed -n "s/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-$1\)\$/\1/p" | head -n 1
-}
-
-# stock_kernel PACKAGE ARCH: Debian's kernel image PACKAGE for ARCH from
-# the machine's apt sources, with the linux-headers and linux-kbuild
-# packages its headers need at the same version (kbuild for this
-# machine's arch, which runs it), all in $BUILD_DIR/stock-kernel;
-# downloaded once. $deb becomes the image's .deb, $hdr its headers'
-# package name. Skips the whole test when apt cannot get them.
+# stock_kernel SERIES ARCH: Debian's own kernel of SERIES for ARCH, with
+# the packages its headers need (scripts/stock-kernel): $deb becomes the
+# image's .deb, $hdr its headers' package name. Skips the whole test
+# when apt cannot get them.
 stock_kernel() {
-	[ -n "$1" ] || skip_all "apt knows no such $2 kernel image"
-	stock_dir=$BUILD_DIR/stock-kernel
-	mkdir -p "$stock_dir"
-	stock_get "$1" "$2" "*"
-	deb=$(ls "$stock_dir/${1}_"*"_$2.deb" | tail -n 1)
-	stock_ver=$(dpkg-deb -f "$deb" Version)
-	hdr=linux-headers-$(echo "$1" | sed 's/^linux-image-//; s/-unsigned$//')
-	stock_get "$hdr" "$2" "$stock_ver"
-	for p in $(dpkg-deb -f "$stock_dir/${hdr}_${stock_ver}_$2.deb" Depends |
-		tr ',' '\n' | sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p'); do
-		case $p in
-		linux-kbuild-*) stock_get "$p" "$(dpkg --print-architecture)" "$stock_ver" ;;
-		*) stock_get "$p" "$2" "$stock_ver" ;;
-		esac
-	done
-}
-
-# stock_get NAME ARCH VERSION: that package (VERSION "*": any) into
-# $stock_dir, unless it is there (an arch-all package counts for any),
-# through scripts/apt-download, which needs no foreign dpkg arch.
-stock_get() {
-	for f in "$stock_dir/${1}_"$3"_$2.deb" "$stock_dir/${1}_"$3"_all.deb"; do
-		[ ! -e "$f" ] || return 0
-	done
-	v="=$3"
-	[ "$3" != "*" ] || v=
-	(cd "$stock_dir" && "$top/scripts/apt-download" "$2" "$1$v" >/dev/null 2>&1) ||
-		skip_all "cannot download $1$v for $2"
+	deb=$("$top/scripts/stock-kernel" "$1" "$2") ||
+		skip_all "no stock $1 kernel for $2 (scripts/stock-kernel $1 $2)"
+	hdr=linux-headers-$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//; s/-unsigned$//')
 }
 
 # cell_of RESULTS MACHINE FLAVOUR WORKLOAD VARIANT JQ: JQ applied to the
