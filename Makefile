@@ -83,8 +83,10 @@ CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS),$(wildcard \
 	$(patsubst %,%/*.t,tests/kernel tests/gate tests/farm tests/faults \
 	tests/debs tests/installed tests/lava tests/lava-lab)))
 
+# Each test names itself as it starts (tests/lib/run-test): a CI run
+# stopped at its time limit shows which test it was in.
 check: deps host-tools all-kernels all-release-check farm-tools all-debs
-	PROVE='$(PROVE)' scripts/run-check $(CHECK_TESTS) -- $(DEBUG_TESTS)
+	PROVE='$(PROVE) --exec tests/lib/run-test' scripts/run-check $(CHECK_TESTS) -- $(DEBUG_TESTS)
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
 # (lava-server + lava-worker, scripts/lava-lab) running rendered jobs
