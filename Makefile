@@ -79,7 +79,11 @@ farm-tools: host-tools farm-runner guest-agents farm-modules
 # run after the others: scripts/run-check builds the debug kernels while
 # the others run.
 DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t
-CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS),$(wildcard \
+# Outside make check, for CI's 90 minutes from a fresh machine (README,
+# "Tests"): the autopkgtests under autopkgtest's own runner (make
+# check-source) and the loopback LAVA lab (make check-lava).
+SLOW_TESTS := tests/debs/autopkgtest.t tests/lava-lab/lab.t
+CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS) $(SLOW_TESTS),$(wildcard \
 	$(patsubst %,%/*.t,tests/kernel tests/gate tests/farm tests/faults \
 	tests/debs tests/installed tests/lava tests/lava-lab)))
 
@@ -103,9 +107,11 @@ check-export: deps
 
 # The source package rebuilt from its .dsc as a buildd would (nobody, no
 # network, HOME unwritable, -Pnocheck): a kernel build of its own, whose
-# 10 minutes do not fit CI's budget either (README, "Tests").
+# 10 minutes do not fit CI's budget either (README, "Tests"); and the
+# autopkgtests of debian/tests/control run by autopkgtest on the amd64
+# packages (11 minutes from a fresh machine).
 check-source: deps all-debs
-	$(PROVE) tests/source
+	$(PROVE) tests/source tests/debs/autopkgtest.t
 
 # Every series but the default (make check covers that one): its farm
 # kernels, release checks and packages, then the tests of a series' own
@@ -174,7 +180,7 @@ targets:
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
   check-export       scripts/export-debian-linux proved on Debian's linux source
-  check-source       the .dsc rebuilt as nobody, with no network (tests/source)
+  check-source       the .dsc rebuilt as nobody, with no network (tests/source), and the autopkgtests
   check-series       every series but the default: its kernels, .debs and farm tests
   source             the source package (.dsc, orig, debian tarballs) into out/source
   bench              bench-build for every arch, then bench-farm, bench-iova and bench-installed
