@@ -8,7 +8,7 @@
 # server, a hang quoting systemd's last line and the IOMMU's faults.
 # A .deb dpkg cannot install (an unmet dependency) is that cell's
 # infra-error naming dpkg's error, with no image left half-made and no
-# QEMU left running.
+# QEMU left running; so is an install stopped while its guest runs.
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=tests/debs/lib.sh
@@ -22,7 +22,7 @@ server=$(deb "linux-image-$(kr_of server)" amd64)
 	skip_all "no desktop and server images in $debs/amd64 (make debs ARCH=amd64)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 19
+plan 24
 
 "$top/farm/farm" run --kernel "$desktop" --kernel "$server" \
 	--machine x86-intel --workload installed-boot --workload installed-fw \
@@ -80,4 +80,40 @@ is "$status" 1 "and that run is not as expected (exit 1)"
 is "$(ls -d "$BUILD_DIR"/farm-cache/image/*.tmp 2>/dev/null | wc -l)" 0 \
 	"no half-made image is left"
 is "$(pgrep -f "qemu-system.*sacroot" | wc -l)" 0 "no QEMU is left running"
+
+# An install stopped while its guest runs (a user's Ctrl-C, a CI limit):
+# farm-image ends at once, its guest with it, and no half-made image is
+# left. (A package of its own, so that no cached install answers.)
+sed -i 's/^Depends: sac-farm-no-such-package, /Depends: /; s/^Version: .*/&+stop/' \
+	"$tmp/x/pkg/DEBIAN/control"
+dpkg-deb -b "$tmp/x/pkg" "$tmp/x/stop.deb" >/dev/null
+"$top/scripts/farm-image" install amd64 "$tmp/x/stop.deb" >"$tmp/stop.out" 2>&1 &
+fi_pid=$!
+n=0
+until pgrep -f "qemu-system-x86_64.*sac.image=install" >/dev/null || [ $n -ge 120 ]; do
+	sleep 1
+	n=$((n + 1))
+done
+[ $n -lt 120 ]
+ok $? "farm-image's install guest started"
+kill -TERM "$fi_pid"
+# running PID: PID is a process that has not ended (a zombie has)
+running() {
+	_st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$_st" ] && [ "${_st#Z}" = "$_st" ]
+}
+n=0
+while running "$fi_pid" && [ $n -lt 30 ]; do
+	sleep 1
+	n=$((n + 1))
+done
+! running "$fi_pid"
+ok $? "a TERM during the install guest ends farm-image (not its guest's hour)"
+wait "$fi_pid"
+[ $? -ne 0 ]
+ok $? "and it exits non-zero"
+sleep 1
+is "$(pgrep -f "qemu-system-x86_64.*sac.image=install" | wc -l)" 0 "its guest is gone"
+is "$(ls -d "$BUILD_DIR"/farm-cache/image/*.tmp 2>/dev/null | wc -l)" 0 \
+	"and no half-made image is left"
 done_testing
