@@ -50,11 +50,6 @@ start() {
 	qemu="qemu-system-.* sac\.note=lifecycle-$$-$1( |\$)"
 }
 
-# alive: the runner has not exited (a zombie has).
-alive() {
-	s=$(ps -o stat= -p "$pid")
-	[ -n "$s" ] && [ "${s#Z}" = "$s" ]
-}
 
 # wait_for GLOB SECS: until a file matches GLOB (polled every 10 ms),
 # while the runner lives.
@@ -64,7 +59,7 @@ wait_for() {
 		for f in $1; do
 			[ -e "$f" ] && return 0
 		done
-		[ $((n % 10)) -ne 0 ] || alive || return 1
+		[ $((n % 10)) -ne 0 ] || running "$pid" || return 1
 		sleep 0.01
 		n=$((n + 1))
 	done
@@ -140,7 +135,7 @@ is "$(find "$tmp/a" -mindepth 1 -maxdepth 1 -type d 2>&1 | wc -l)" 2 \
 	"... and makes no run dir"
 
 # --- (b) SIGHUP mid-run --------------------------------------------------
-alive && [ -n "$(left "$qemu")" ]
+running "$pid" && [ -n "$(left "$qemu")" ]
 ok $? "hup: the first run's QEMU is still up"
 t0=$(ms)
 kill -HUP "$pid" 2>/dev/null

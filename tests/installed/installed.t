@@ -97,11 +97,6 @@ done
 [ $n -lt 120 ]
 ok $? "farm-image's install guest started"
 kill -TERM "$fi_pid"
-# running PID: PID is a process that has not ended (a zombie has)
-running() {
-	_st=$(ps -o stat= -p "$1" 2>/dev/null)
-	[ -n "$_st" ] && [ "${_st#Z}" = "$_st" ]
-}
 n=0
 while running "$fi_pid" && [ $n -lt 30 ]; do
 	sleep 1

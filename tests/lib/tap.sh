@@ -40,6 +40,12 @@ like() {
 	[ $r -eq 0 ] || printf '#   %s\n#   does not match: %s\n' "$1" "$2"
 }
 
+# running PID: PID is a process that has not ended (a zombie has).
+running() {
+	_st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$_st" ] && [ "${_st#Z}" = "$_st" ]
+}
+
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
