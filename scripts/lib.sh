@@ -160,7 +160,7 @@ sha() {
 # when progress returns, and on Ctrl-C or kill (the INT, TERM and HUP
 # traps set meanwhile stop it, then exit 130, 143 or 129: callers set no
 # traps of their own for those). Should the script die some other way,
-# the ticker ends by itself at its next tick.
+# the ticker ends by itself within a second.
 progress() {
 	_p_rc=0
 	ticker_start "$1" "$3"
@@ -181,17 +181,24 @@ ticker_start() {
 	trap 'ticker_stop; exit 143' TERM
 	trap 'ticker_stop; exit 129' HUP
 	(
-		# $! is always this subshell's latest sleep: the trap ends it,
-		# and reaps it.
+		# Ends at ticker_stop's TERM; or, when that TERM came before
+		# this trap was set (dash then drops it), within a second of
+		# ticker_stop removing the stamp. $! is always this subshell's
+		# latest sleep: the trap ends it, and reaps it.
 		sleep 0 &
 		trap 'kill "$!" 2>/dev/null; wait; exit 0' TERM
 		t0=$(date +%s)
-		while :; do
-			sleep "$_t_every" &
+		next=$((t0 + _t_every))
+		while [ -e "$_t_stamp" ]; do
+			sleep 1 &
 			wait "$!" || :
 			kill -0 "$$" 2>/dev/null || exit 0 # the script is gone
+			now=$(date +%s)
+			[ "$now" -ge "$next" ] || continue
+			next=$((next + _t_every))
 			n=$(find "$2" -name '*.o' -newer "$_t_stamp" 2>/dev/null | wc -l)
-			t=$(($(date +%s) - t0))
+			[ -e "$_t_stamp" ] || exit 0
+			t=$((now - t0))
 			t="$((t / 60))m$(printf %02d $((t % 60)))s"
 			if [ "$n" -gt 0 ]; then
 				step "$1: $n objects, $t"
@@ -206,8 +213,8 @@ ticker_start() {
 ticker_stop() {
 	trap - INT TERM HUP
 	[ -n "${_t_pid:-}" ] || return 0
+	rm -f "$_t_stamp"
 	kill "$_t_pid" 2>/dev/null || :
 	wait "$_t_pid" 2>/dev/null || :
-	rm -f "$_t_stamp"
 	_t_pid=
 }

@@ -18,7 +18,7 @@ done
 for c in $cmds; do
 	ncmds=$((ncmds + 1))
 done
-plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 11 + 6))
+plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 12 + 6))
 
 # --- scripts/*: the header comment, holding a Usage: line
 for s in $scripts; do
@@ -164,6 +164,14 @@ out=$(cd "$tmp" && sh -c ". '$top/scripts/lib.sh'; PROGRESS_EVERY=1 \
 printf '%s\n' "$out" | grep -qE '^==> fake package: running, 0m0[0-9]s$' &&
 	! printf '%s\n' "$out" | grep -q 'objects'
 ok $? "a step that writes no object: 'running', never '0 objects'"
+
+# A command that ends at once stops the ticker before the ticker has
+# set its TERM trap: a lost TERM must not keep progress waiting on it.
+out=$(timeout 30 sh -c ". '$top/scripts/lib.sh'; i=0
+	while [ \$i -lt 50 ]; do
+		progress 'instant' /dev/null '$tmp/none' false || i=\$((i + 1))
+	done; echo \$i" 2>&1)
+is "$?:$out" 0:50 "50 commands that end at once under progress: each returns"
 
 # Ctrl-C: SIGINT to the whole process group, as a terminal sends it (a
 # job started with & ignores SIGINT, and a shell cannot trap what it was
