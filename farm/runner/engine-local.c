@@ -67,12 +67,14 @@ static char **console_argv(const struct job *j, char **qemu)
 
 static void __noreturn local_exec(struct job *j, const char *scratch)
 {
-	char *why = qemu_user_prepare(j, scratch);
+	json_t *images = job_images(j, scratch);
+	char *why = qemu_user_prepare(j, images);
 	char *drv = job_path(j, "console-driver.log");
 	char *pidfile = job_path(j, "qemu.pid");
 	char **argv;
 	int rc;
 
+	json_decref(images);
 	if (why) {
 		engine_verdict(j, why, "farm: QEMU's user and the job's images");
 		if (scratch)

@@ -415,10 +415,13 @@ int job_boot(struct job *j)
 {
 	char *scratch = make_scratch(j), *keyed = job_path(j, JOB_KEYED_IMAGE);
 	char **argv, **a, *why;
+	json_t *images;
 	int rc;
 
 	job_give_key(j);
-	why = qemu_user_prepare(j, scratch);
+	images = job_images(j, scratch);
+	why = qemu_user_prepare(j, images);
+	json_decref(images);
 	if (why) {
 		unlink(keyed);
 		die("%s", why);

@@ -279,9 +279,15 @@ static void __noreturn check_images(const struct job *j, json_t *images,
 	_exit(bad[1] ? 1 : 0);
 }
 
-char *qemu_user_prepare(const struct job *j, const char *scratch)
+static char *cannot_check(const struct job *j, int err)
 {
-	json_t *images, *img;
+	return xasprintf("farm: cannot check %s's access to the job's images in %s: %s",
+			 qu.name, j->dir, strerror(err));
+}
+
+char *qemu_user_prepare(const struct job *j, json_t *images)
+{
+	json_t *img;
 	int p[2], bad[2] = { -1, 0 }, st;
 	bool scratch_img;
 	char *why;
@@ -289,10 +295,11 @@ char *qemu_user_prepare(const struct job *j, const char *scratch)
 
 	if (!qu.drop || !j->dir)
 		return NULL;
-	images = job_images(j, scratch);
 	why = hand_over(j, images);
-	if (why || pipe2(p, O_CLOEXEC))
-		goto out;
+	if (why)
+		return why;
+	if (pipe2(p, O_CLOEXEC))
+		return cannot_check(j, errno);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
@@ -312,10 +319,7 @@ char *qemu_user_prepare(const struct job *j, const char *scratch)
 				jstr(img, "path", ""), strerror(bad[1]),
 				scratch_img ? "writable" : "readable");
 	else if (bad[1])
-		why = xasprintf("farm: cannot check %s's access to the job's images in %s: %s",
-				qu.name, j->dir, strerror(bad[1]));
-out:
-	json_decref(images);
+		why = cannot_check(j, bad[1]);
 	return why;
 }
 

@@ -30,11 +30,12 @@ void qemu_user_push(json_t *a, const struct job *j, char *const *qemu);
 char **qemu_user_argv(const struct job *j, char **qemu);
 
 /*
- * In the worker, before QEMU starts: the job's own images go to QEMU's
- * user (their mode kept), then every image is checked as that user.
- * NULL, or why QEMU could not use one (the caller frees it).
+ * In the worker, before QEMU starts: the job's own images (images, as
+ * job_images gives them) go to QEMU's user (their mode kept), then every
+ * image is checked as that user. NULL, or why QEMU could not use one
+ * (the caller frees it).
  */
-char *qemu_user_prepare(const struct job *j, const char *scratch);
+char *qemu_user_prepare(const struct job *j, json_t *images);
 
 /* farm-runner --exec-tied PARENT [--in DIR] [--pidfile F] [--as U:G[:G]] */
 void qemu_user_exec_tied(const char *parent, char **argv) __noreturn;
