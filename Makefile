@@ -78,7 +78,8 @@ farm-tools: host-tools farm-runner guest-agents farm-modules
 # The tests that boot the debug kernels, or wait on kernel-build's lock,
 # run after the others: scripts/run-check builds the debug kernels while
 # the others run.
-DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t
+DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t \
+	tests/debs/rebuild.t
 # Outside make check, for CI's 90 minutes from a fresh machine (README,
 # "Tests"): the autopkgtests under autopkgtest's own runner (make
 # check-source) and the loopback LAVA lab (make check-lava).
@@ -115,13 +116,14 @@ check-source: deps all-debs
 
 # Every series but the default (make check covers that one): its farm
 # kernels, release checks and packages, then the tests of a series' own
-# kernels on it (coinstall.t also installs the default series' packages).
+# kernels on it (coinstall.t also installs the default series' packages;
+# stock-6.12.t boots Debian's own 6.12 kernels, 2.6 min).
 # Not part of check: a series' cold kernel builds (~25 min) do not fit
 # CI's 90-minute budget (README, "Kernel series").
 OTHER_SERIES := $(filter-out $(shell scripts/series --default),$(shell scripts/series))
 SERIES_TESTS := tests/kernel/flavours.t tests/kernel/release.t tests/farm/boot.t tests/farm/workloads.t \
 	tests/farm/sacpol.t tests/farm/pressure.t tests/farm/debs.t tests/debs/files.t \
-	tests/series/peer.t tests/series/coinstall.t
+	tests/series/peer.t tests/series/coinstall.t tests/series/stock-6.12.t
 check-series: deps host-tools all-debs
 	@for s in $(OTHER_SERIES); do \
 		$(MAKE) --no-print-directory all-kernels all-release-check all-debs SERIES=$$s && \

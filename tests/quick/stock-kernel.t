@@ -3,7 +3,7 @@
 # arch, a series that names no stock kernel, a pattern apt knows no
 # package for. Each is one error line and exit 1, prints no path, and
 # leaves nothing in the build dir. (It getting Debian's kernels is
-# proven by the tests that boot them: tests/farm/stock.t, stock-6.12.t.)
+# proven by the tests that boot them: tests/farm/stock.t, tests/series/stock-6.12.t.)
 . "$(dirname "$0")/../lib/tap.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
