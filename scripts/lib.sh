@@ -195,7 +195,7 @@ ticker_start() {
 			kill -0 "$$" 2>/dev/null || exit 0 # the script is gone
 			now=$(date +%s)
 			[ "$now" -ge "$next" ] || continue
-			next=$((next + _t_every))
+			next=$((now + _t_every))
 			n=$(find "$2" -name '*.o' -newer "$_t_stamp" 2>/dev/null | wc -l)
 			[ -e "$_t_stamp" ] || exit 0
 			t=$((now - t0))
