@@ -77,9 +77,8 @@ farm-tools: host-tools farm-runner guest-agents farm-modules
 
 # The tests that boot the debug kernels, or wait on kernel-build's lock,
 # run after the others: scripts/run-check builds the debug kernels while
-# the others run.
-DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t \
-	tests/debs/rebuild.t
+# the packages are built and the others run.
+DEBUG_TESTS := tests/farm/debug.t tests/faults/faults.t tests/kernel/verify-rejects.t
 # Outside make check, for CI's 90 minutes from a fresh machine (README,
 # "Tests"): the autopkgtests under autopkgtest's own runner (make
 # check-source) and the loopback LAVA lab (make check-lava).
@@ -90,8 +89,9 @@ CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS) $(SLOW_TESTS),$(wildca
 
 # Each test names itself as it starts (tests/lib/run-test): a CI run
 # stopped at its time limit shows which test it was in.
-check: deps host-tools all-kernels all-release-check farm-tools all-debs
-	PROVE='$(PROVE) --exec tests/lib/run-test' scripts/run-check $(CHECK_TESTS) -- $(DEBUG_TESTS)
+check: deps host-tools all-kernels all-release-check farm-tools
+	PROVE='$(PROVE) --exec tests/lib/run-test' scripts/run-check --make all-debs \
+		$(CHECK_TESTS) -- $(DEBUG_TESTS)
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
 # (lava-server + lava-worker, scripts/lava-lab) running rendered jobs

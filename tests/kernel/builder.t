@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-plan 16
+plan 19
 
 # rules_var VAR [ENV...]: VAR as debian/rules sets it under ENV.
 rules_var() {
@@ -95,4 +95,29 @@ ok $? "offline release build without the arm64 config: fails naming linux-config
 	echo "# (this machine has the arm64 config installed: the case above did not apply)"
 [ ! -e "$t/apt-called" ]
 ok $? "and nothing was downloaded"
+# A tree built from today's inputs is current without the lock (the
+# package builds ask for it while make check builds the debug kernels):
+# the real amd64 desktop tree's stamps, copied into a build dir whose
+# lock is held.
+real=$BUILD_DIR/kernel/$SERIES-amd64-farm-desktop
+bd=$t/stamps
+mkdir -p "$bd/host" "$bd/src/linux-$SERIES" "$bd/kernel/${real##*/}"
+ln -s "$BUILD_DIR/host/kconfig-verify" "$bd/host/kconfig-verify"
+cp "$BUILD_DIR/src/linux-$SERIES/.sac-source" "$bd/src/linux-$SERIES/" &&
+	cp "$real/.sac-config" "$real/.sac-base" "$real/.sac-built" "$bd/kernel/${real##*/}/"
+ok $? "the built amd64 farm desktop tree's stamps (make all-kernels first)"
+flock "$bd/.kernel-build.lock" sleep 60 &
+holder=$!
+sleep 0.5
+# kbs: kernel-build build of that tree, given 10 s; its status
+kbs() {
+	BUILD_DIR=$bd timeout 10 "$top/scripts/kernel-build" build amd64 farm desktop \
+		>"$t/out" 2>&1
+	echo $?
+}
+is "$(kbs):$(cat "$t/out")" "0:" "lock held, tree current: done at once, silently"
+rm "$bd/kernel/${real##*/}/.sac-built"
+like "$(kbs):$(cat "$t/out")" "^124:.*waiting for the kernel-build already running" \
+	"lock held, tree not built: waits for the lock"
+kill "$holder"
 done_testing

@@ -3,17 +3,20 @@
 # prove: the debug kernels build in the background at the lowest priority
 # while the first tests run, the debug tests run only once that build has
 # finished, a failed build fails the check even when every test passed,
-# and a stopped check leaves no build behind.
+# a stopped check leaves no build behind, and --make targets build first,
+# beside the debug build, at the normal priority.
 . "$(dirname "$0")/../lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 12
+plan 18
 mkdir -p "$tmp/bin"
-# make: records its niceness and arguments, builds for STUB_SECS, exits
-# STUB_RC; its child sleep is what a stop must reach
+# make: records its niceness and arguments; as the debug build, builds
+# for STUB_SECS and exits STUB_RC (its child sleep is what a stop must
+# reach); any other target exits STUB_TARGET_RC at once
 cat >"$tmp/bin/make" <<'EOF'
 #!/bin/sh
 echo "nice=$(nice) $*" >>"$STUB_LOG"
+case $* in *debug-kernels) ;; *) exit "${STUB_TARGET_RC:-0}" ;; esac
 echo "==> fake debug build"
 sleep "${STUB_SECS:-1}"
 echo "built" >>"$STUB_LOG"
@@ -61,6 +64,20 @@ is "$out" 1 "a failed first test fails the check"
 grep -q '^prove after: d.t' "$tmp/log"
 ok $? "the debug tests still run"
 
+out=$(STUB_SECS=2 rc "$top/scripts/run-check" --make pkgs a.t -- d.t)
+is "$out" 0 "--make pkgs: the target, both sets and the build pass: exit 0"
+is "$(sed '/debug-kernels$/d; s/ -C [^ ]* --no-print-directory//' "$tmp/log" | tr '\n' '|')" \
+	"nice=0 pkgs|prove during: a.t|built|prove after: d.t|" \
+	"the target builds beside the debug build at the normal priority, then the tests"
+out=$(STUB_TARGET_RC=2 STUB_SECS=41.25 rc "$top/scripts/run-check" --make pkgs a.t -- d.t)
+is "$out:$(wc -l <"$tmp/err")" "1:1" "a failed target: one error line, exit 1"
+grep -q 'error: make pkgs failed: no test was run' "$tmp/err"
+ok $? "naming the target"
+grep -q '^prove' "$tmp/log"
+is "$?" 1 "and no test runs"
+out=$(rc "$top/scripts/run-check" --make)
+is "$out:$(wc -l <"$tmp/err")" "1:1" "--make without a target: one error line, exit 1"
+
 # A stop: TERM to the check reaches the build's process group.
 : >"$tmp/log"
 env PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/log" BUILD_DIR="$tmp/b" \
@@ -73,5 +90,5 @@ wait "$pid"
 is "$?" 130 "a stopped check ends at once, with status 130"
 sleep 1
 pgrep -f "sleep 4[12].25" >/dev/null
-is "$?" 1 "and leaves neither the build nor the tests behind"
+is "$?" 1 "and leaves neither the build nor the tests behind (nor a failed target's build)"
 done_testing
