@@ -208,18 +208,18 @@ mkdir -p "$tmp/top/farm"
 cp "$top/farm/machines.json" "$top/farm/policy.conf" "$tmp/top/farm/"
 jq '.workloads[0].variants = {"default": "x=1"}' "$top/farm/workloads.json" \
 	>"$tmp/top/farm/workloads.json"
-out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+out=$(FARM_TOP=$tmp/top "$BUILD_DIR/host/farm-runner" list 2>&1)
 is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant named default: one error line, exit 2"
 like "$out" "entry 'boot': field 'variants' must be named by words" \
 	"the line names the workload and the field"
 jq '.workloads[0].variants = {"x": "x=1"}' "$top/farm/workloads.json" \
 	>"$tmp/top/farm/workloads.json"
-out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+out=$(FARM_TOP=$tmp/top "$BUILD_DIR/host/farm-runner" list 2>&1)
 is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant that is a bare command line: one error line, exit 2"
 like "$out" "field 'variants' must be an object of NAME: {\"cmdline\"" \
 	"the line says the shape a variant has"
 jq '.workloads[0].variants = {"x": {"cmdline": "x=1", "needs": []}}' \
 	"$top/farm/workloads.json" >"$tmp/top/farm/workloads.json"
-out=$(FARM_TOP=$tmp/top BUILD_DIR=$top/build "$top/build/host/farm-runner" list 2>&1)
+out=$(FARM_TOP=$tmp/top "$BUILD_DIR/host/farm-runner" list 2>&1)
 is "$?:$(printf '%s\n' "$out" | wc -l)" "2:1" "a variant with an unknown key: one error line, exit 2"
 done_testing
