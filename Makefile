@@ -177,8 +177,8 @@ targets:
   debug-kernels      the debug farm base (KASAN, lockdep, hang checkers; desktop) for every arch in ARCHES
   release-check      Debian's config + each flavour, compiling dma-iommu.o only
   all-release-check  release-check for every arch in ARCHES
-  debs               the kernel packages of FLAVOURS for ARCH and SERIES, into out/debs/SERIES/ARCH
-  all-debs           debs for every arch in ARCHES
+  debs               the kernel packages of FLAVOURS for ARCH and SERIES on the release base (hours), into out/debs/SERIES/ARCH; BASE=farm: out/farm-debs/SERIES/ARCH
+  all-debs           the farm base's debs (or BASE's) for every arch in ARCHES
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
   check-export       scripts/export-debian-linux proved on Debian's linux source

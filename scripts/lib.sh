@@ -132,6 +132,34 @@ check_base() {
 	base_fragments "$1" amd64 >/dev/null
 }
 
+# base_localversion BASE: what a kernel of BASE has in its release
+# between the upstream version and its flavour's CONFIG_LOCALVERSION
+# (6.1.192-farm-sac-desktop; kernel-build writes it to a localversion
+# file of the tree, which kbuild reads). Every package name follows the
+# release, so a farm kernel's packages can never pass for what ships:
+# only the release base has the plain names.
+base_localversion() {
+	case $1 in
+	release) ;;
+	farm | debug) echo "-$1" ;;
+	*) check_base "$1" ;;
+	esac
+}
+
+# debs_root BASE: where make-debs puts BASE's packages (under SERIES/ARCH):
+# DEBS_DIR if set; else out/debs for the release base, the one a user
+# installs, and out/farm-debs for the farm's.
+debs_root() {
+	check_base "$1"
+	if [ -n "${DEBS_DIR:-}" ]; then
+		echo "$DEBS_DIR"
+	elif [ "$1" = release ]; then
+		echo "$top/out/debs"
+	else
+		echo "$top/out/farm-debs"
+	fi
+}
+
 # Per architecture: the kernel's ARCH, the image make builds, and the
 # cross prefix when the host is not that architecture.
 set_arch() {

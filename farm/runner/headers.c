@@ -63,8 +63,9 @@ void headers_search_add(const char *deb_path)
 
 /*
  * DIR/FILE, or else FILE in DIR's sibling named after the package's
- * arch: make debs puts each arch in out/debs/<series>/<arch>/, and an arm64
- * kernel's linux-kbuild is the amd64 one when we cross-build.
+ * arch: make debs puts each arch in out/debs/<series>/<arch>/ (the farm
+ * base's in out/farm-debs/...), and an arm64 kernel's linux-kbuild is the
+ * amd64 one when we cross-build.
  */
 static char *file_near(const char *dir, const char *file, const char *arch)
 {

@@ -27,10 +27,10 @@ mkdir -p "$archives/partial"
 "$top/scripts/package-tree" "$src" >>"$log" 2>&1
 # Every package of this source, both flavours: what @ installs.
 set --
-for p in "linux-kbuild-$upstream-sac" $(for f in $(flavours); do
+for p in "$kbuild_pkg" $(for f in $(flavours); do
 	kr=$(kr_of "$f")
 	echo "linux-image-$kr linux-headers-$kr linux-image-$kr-dbg"
-	echo "linux-image-sac-$f linux-headers-sac-$f"
+	echo "linux-image-$(meta_of "$f") linux-headers-$(meta_of "$f")"
 done); do
 	set -- "$@" "$(deb "$p" $a)"
 done

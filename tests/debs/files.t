@@ -54,13 +54,13 @@ for a in $arches; do
 				"/usr/src/linux-headers-$kr" ]
 		ok $? "$a/$f: headers: .config, Module.symvers, /lib/modules/$kr/build"
 		is "$(readlink "$hx/usr/src/linux-headers-$kr/scripts/basic/fixdep")" \
-			"../../../../lib/linux-kbuild-$upstream-sac/scripts/basic/fixdep" \
+			"../../../../lib/$kbuild_pkg/scripts/basic/fixdep" \
 			"$a/$f: headers' fixdep links into linux-kbuild"
 	done
-	k=$(deb "linux-kbuild-$upstream-sac" "$a")
+	k=$(deb "$kbuild_pkg" "$a")
 	kx=$tmp/$a-kbuild
 	dpkg-deb -x "$k" "$kx" 2>/dev/null
-	lib=$kx/usr/lib/linux-kbuild-$upstream-sac
+	lib=$kx/usr/lib/$kbuild_pkg
 	is "$(elf_machine "$lib/scripts/basic/fixdep")" "$machine" \
 		"$a: kbuild's fixdep is built for $a"
 	is "$(elf_machine "$lib/scripts/mod/modpost")" "$machine" \

@@ -20,7 +20,7 @@ for h in postinst.d postrm.d; do
 	chmod 755 "$root/etc/kernel/$h/zz-sac-record"
 done
 
-pkgs="linux-kbuild-$upstream-sac"
+pkgs="$kbuild_pkg"
 for f in $(flavours); do
 	kr=$(kr_of "$f")
 	pkgs="$pkgs linux-image-$kr linux-headers-$kr"
@@ -78,7 +78,7 @@ done
 st=$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}\n' 'linux-*' 2>/dev/null" |
 	grep -v '^un' | tr -d ' ' | sort -u | tr '\n' ' ')
 is "$st" "ii " "only linux-kbuild is left (no image, headers or config-files state)"
-in_root "dpkg -P linux-kbuild-$upstream-sac" >>"$BUILD_DIR/logs/debs-install.log" 2>&1 &&
-	[ ! -e "$root/usr/lib/linux-kbuild-$upstream-sac" ]
+in_root "dpkg -P $kbuild_pkg" >>"$BUILD_DIR/logs/debs-install.log" 2>&1 &&
+	[ ! -e "$root/usr/lib/$kbuild_pkg" ]
 ok $? "linux-kbuild purged, its directory gone"
 done_testing

@@ -2,10 +2,14 @@
 # root to install them in. Sourced after tests/lib/tap.sh.
 # shellcheck shell=sh
 
-# The packages of SERIES (tests/lib/tap.sh: 6.1 unless set).
-debs=${DEBS_DIR:-$top/out/debs}/$SERIES
+# The farm base's packages of SERIES (tests/lib/tap.sh: 6.1 unless
+# set), which make all-debs builds: make check tests these, the release
+# base's take hours to build.
+debs=${DEBS_DIR:-$top/out/farm-debs}/$SERIES
 version=$("$top/scripts/series" --version "$SERIES")
 upstream=${version%-*}
+# the linux-kbuild package of these kernels
+kbuild_pkg=$("$top/scripts/gencontrol" --kbuild farm)
 root_cache=$BUILD_DIR/debs-root
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the tests need inside the root: the images' dependencies, a
@@ -16,12 +20,12 @@ gcc-aarch64-linux-gnu binutils"
 . "$top/tests/lib/flavours.sh"
 
 kr_of() {
-	"$top/scripts/gencontrol" --kr "$1"
+	"$top/scripts/gencontrol" --kr "$1" farm
 }
 
 # meta_of FLAVOUR: its metapackages' name after linux-image-.
 meta_of() {
-	"$top/scripts/gencontrol" --meta "$1"
+	"$top/scripts/gencontrol" --meta "$1" farm
 }
 
 # deb PACKAGE ARCH: the path of a built package, or nothing.
@@ -33,7 +37,7 @@ deb() {
 
 need_debs() {
 	for a in "$@"; do
-		[ -n "$(deb "linux-kbuild-$upstream-sac" "$a")" ] ||
+		[ -n "$(deb "$kbuild_pkg" "$a")" ] ||
 			skip_all "no $a packages in $debs/$a (make debs ARCH=$a)"
 	done
 }

@@ -19,7 +19,7 @@ ok $? "scratch root, with arm64 as a foreign dpkg architecture"
 build_all() {
 	a=$1 cross=$2
 	rm -rf "$root/tmp/debs"
-	hs="$(deb "linux-kbuild-$upstream-sac" amd64)"
+	hs="$(deb "$kbuild_pkg" amd64)"
 	for f in $(flavours); do hs="$hs $(deb "linux-headers-$(kr_of "$f")" "$a")"; done
 	# shellcheck disable=SC2086
 	put $hs

@@ -2,7 +2,7 @@
 # make debs builds nothing when nothing changed: with the same kernels,
 # packaging and profiles, make-debs keeps the packages it made (checked
 # by their recorded checksums) instead of repackaging for minutes; a
-# package that changed since is rebuilt. Works on a copy of out/debs.
+# package that changed since is rebuilt. Works on a copy of out/farm-debs.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 need_debs amd64

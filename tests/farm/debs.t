@@ -1,5 +1,5 @@
 #!/bin/sh
-# The farm boots our kernels from their packages (out/debs/<series>/<arch>/, make
+# The farm boots our kernels from their packages (out/farm-debs/<series>/<arch>/, make
 # all-debs), as make farm does: every flavour's linux-image .deb of both
 # arches runs edu-lying with sac_edu.ko built from the linux-headers .deb
 # next to it (arm64 cross-built with the amd64 linux-kbuild). The lying

@@ -15,12 +15,12 @@ need_debs amd64
 kr=$(kr_of desktop)
 image=$(deb "linux-image-$kr" amd64)
 headers=$(deb "linux-headers-$kr" amd64)
-kbuild=$(deb "linux-kbuild-$upstream-sac" amd64)
+kbuild=$(deb "$kbuild_pkg" amd64)
 [ -n "$image" ] && [ -n "$headers" ] ||
 	skip_all "no desktop image and headers in $debs/amd64 (make debs ARCH=amd64)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Only what each case puts there: no out/debs/<series>/<arch>/ siblings.
+# Only what each case puts there: no out/farm-debs/<series>/<arch>/ siblings.
 d=$tmp/debs
 mkdir "$d"
 cp "$image" "$d/"
@@ -47,7 +47,7 @@ skipped() {
 
 skipped no-headers "linux-headers-${kr}_${version}_amd64\.deb"
 cp "$headers" "$d/"
-skipped no-kbuild "linux-kbuild-$upstream-sac_${version}_amd64\.deb"
+skipped no-kbuild "${kbuild_pkg}_${version}_amd64\.deb"
 
 # refused NAME PATTERN [KERNEL]: exit 2 and one stderr line matching PATTERN
 refused() {

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-plan 19
+plan 20
 
 # rules_var VAR [ENV...]: VAR as debian/rules sets it under ENV.
 rules_var() {
@@ -57,6 +57,8 @@ kb() {
 	[ ! -f "$t/rec" ] || tr '\n' ' ' <"$t/rec"
 }
 is "$(kb)" "CC=ccache gcc -j$(nproc) " "make's default: ccache (the project's cache) and nproc jobs"
+is "$(cat "$t/bd/kernel/$SERIES-amd64-farm-desktop/localversion-base" 2>&1)" -farm \
+	"the farm base's tree has a localversion file: its kernel release says farm"
 is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR=)" "CC=gcc -j3 " "SAC_CCACHE_DIR empty: plain gcc; SAC_JOBS=3: -j3"
 is "$(kb SAC_JOBS=3 SAC_CCACHE_DIR="$t/cc")" "CC=ccache gcc -j3 " "SAC_CCACHE_DIR set: ccache"
 kb SAC_JOBS=lots >/dev/null

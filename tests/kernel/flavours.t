@@ -39,7 +39,7 @@ for a in $arches; do
 		has_sac_lines "$f" "$o/.config"
 		ok $? "$a/$f: .config has $(sac_shown "$f")"
 		is "$(cat "$o/include/config/kernel.release" 2>/dev/null)" \
-			"$("$top/scripts/gencontrol" --kr "$f")" "$a/$f: kernel release names the flavour"
+			"$("$top/scripts/gencontrol" --kr "$f" farm)" "$a/$f: kernel release names the flavour and the farm base"
 		# The initial values of the global mode as linked into
 		# vmlinux: iommu_dma_forcedac (01: never) and sac_adaptive
 		# (01: adaptive, once forcedac is 00).

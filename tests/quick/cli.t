@@ -18,7 +18,7 @@ done
 for c in $cmds; do
 	ncmds=$((ncmds + 1))
 done
-plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 6 + 3 + 12 + 6))
+plan $((2 * nscripts + 1 + 2 + 3 * ncmds + 2 + 2 + 6 + 3 + 12 + 6))
 
 # --- scripts/*: the header comment, holding a Usage: line
 for s in $scripts; do
@@ -100,6 +100,18 @@ for v in ARCH ARCHES BASE BUILD_DIR; do
 done
 [ -z "$missing" ] && printf '%s\n' "$out" | grep -qx "  FLAVOURS .*: $fl"
 ok $? "make help shows the variables, FLAVOURS from scripts/flavours ($fl; missing:${missing:- none})"
+
+# make debs builds what ships unless told otherwise; all-debs (make check,
+# make farm) the farm base. What make would run, not run (-n).
+# debs_of ARGS...: the bases make-debs would build, one a word
+debs_of() {
+	make -s -n -C "$top" "$@" 2>/dev/null | grep -o 'make-debs build [a-z0-9]* [a-z]*' |
+		awk '{ printf "%s%s", sep, $4; sep = " " }'
+}
+is "$(debs_of debs ARCH=amd64):$(debs_of debs ARCH=amd64 BASE=farm)" "release:farm" \
+	"make debs: the release base, unless BASE=farm is given"
+is "$(debs_of all-debs):$(debs_of all-debs BASE=release)" "farm farm:release release" \
+	"make all-debs: the farm base for both arches, unless BASE=release is given"
 
 # --- the progress ticker, around fake builds in a session of their own:
 # whatever is left in that session afterwards is a leftover.

@@ -2,7 +2,9 @@
 # debian/control is what scripts/gencontrol makes of the flavour
 # fragments for SERIES (a package tree's own; the checkout's is the
 # default series'); a flavour added or changed without regenerating it
-# fails. In the checkout, every other series' control names its own
+# fails. The farm base's packages and the release base's never share a
+# name, every farm package says "farm" in its name and description, and
+# each base's are built under its own profile only. In the checkout, every other series' control names its own
 # source, Debian packages and binary packages: none has a name the
 # default series' has. (debian/rules runs this in a series' package
 # tree, which knows its own series only.)
@@ -16,7 +18,7 @@ nfl=$(printf '%s\n' "$fls" | wc -l)
 others=
 [ "$SERIES" != "$("$top/scripts/series" --default)" ] ||
 	others=$("$top/scripts/series" | grep -vxF "$SERIES")
-plan $((10 + nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
+plan $((17 + 2 * nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
 
 out=$("$gen" --stdout 2>&1)
 ok $? "gencontrol runs"
@@ -40,13 +42,46 @@ deps=$(printf '%s\n' "$src" | sed -n '/^Build-Depends:/,/^[A-Z#]/p')
 unlike=$(printf '%s\n' "$deps" | grep -E ' (qemu|lava|chromium|postgresql|lintian|jq|expect)' || true)
 is "$unlike" "" "no test tool in Build-Depends (they are in tests/control, debian/tests/control)"
 
-for f in $fls; do
-	kr=$up-$(sed -n 's/^CONFIG_LOCALVERSION="-\(.*\)"$/\1/p' \
-		"$top/config-fragments/$f.config")
-	meta=$("$gen" --meta "$f")
-	n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-$meta\|linux-headers-$meta\)" "$ctl")
-	is "$n" 5 "flavour $f: image, headers, -dbg and two metapackages for $kr"
+for b in release farm; do
+	for f in $fls; do
+		kr=$("$gen" --kr "$f" "$b")
+		meta=$("$gen" --meta "$f" "$b")
+		n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-$meta\|linux-headers-$meta\)" "$ctl")
+		is "$n" 5 "$b/$f: image, headers, -dbg and two metapackages for $kr"
+	done
 done
+is "$("$gen" --kr desktop release):$("$gen" --kr desktop farm)" \
+	"$up-sac-desktop:$up-farm-sac-desktop" "release kernels keep the plain name; the farm's say farm"
+
+# stanzas BASE-PROFILE: the Package and Description lines of the stanzas
+# built under that base profile term, one stanza a line.
+stanzas() {
+	awk -v want="$1" 'BEGIN { RS = "" } /\nBuild-Profiles: / {
+		p = $0; sub(/.*\nBuild-Profiles: /, "", p); sub(/\n.*/, "", p)
+		n = split(p, t, "> <")
+		for (i = 1; i <= n; i++) {
+			gsub(/[<>]/, "", t[i]); split(t[i], w, " ")
+			if (w[1] != want) next
+		}
+		pk = $0; sub(/.*Package: /, "", pk); sub(/\n.*/, "", pk)
+		d = $0; sub(/.*\nDescription: /, "", d); gsub(/\n/, " ", d)
+		print pk "|" d
+	}' "$ctl"
+}
+stanzas pkg.linux-sac.release >"$tmp/release"
+stanzas '!pkg.linux-sac.release' >"$tmp/farm"
+nall=$(grep -c '^Package: ' "$ctl")
+is "$(cat "$tmp/release" "$tmp/farm" | wc -l)" "$nall" \
+	"every binary package is built under one base's profile in each alternative"
+cut -d'|' -f1 "$tmp/release" | sort >"$tmp/rn"
+cut -d'|' -f1 "$tmp/farm" | sort >"$tmp/fn"
+is "$(comm -12 "$tmp/rn" "$tmp/fn")" "" "no farm package has a release package's name"
+is "$(grep -v -- '-farm-' "$tmp/fn")" "" "every farm package's name says farm"
+is "$(grep -c -- '-farm-' "$tmp/rn")" 0 "no release package's name does"
+is "$(grep -vc 'Base farm: .*never install it' "$tmp/farm")" 0 \
+	"every farm package's description says it is never to be installed on a machine"
+is "$(grep '^linux-image-[0-9]' "$tmp/farm" | grep -v -- '-dbg|' | grep -vc '|Linux [0-9.]* farm test kernel, ')" 0 \
+	"every farm kernel image's synopsis says farm test kernel"
 
 for s in $others; do
 	SERIES=$s "$gen" --stdout >"$tmp/control-$s" 2>"$tmp/err"
@@ -60,8 +95,8 @@ for s in $others; do
 	ok $? "SERIES=$s: source $pkg, built from its own Debian source at $sup"
 	shared=$(sed -n 's/^Package: //p' "$ctl" "$tmp/control-$s" | sort | uniq -d)
 	is "$shared" "" "SERIES=$s: no binary package shares a name with series $SERIES's"
-	is "$(grep -c "^Package: linux-image-$sup-sac-" "$tmp/control-$s")" \
-		"$((2 * nfl))" "SERIES=$s: an image and a -dbg per flavour for $sup"
+	is "$(grep -c "^Package: linux-image-$sup-\(farm-\)\?sac-" "$tmp/control-$s")" \
+		"$((4 * nfl))" "SERIES=$s: an image and a -dbg per flavour and base for $sup"
 done
 
 # A new flavour makes debian/control out of date.
@@ -71,8 +106,8 @@ FRAGMENTS=$tmp/frag "$gen" --stdout >"$tmp/control3"
 cmp -s "$ctl" "$tmp/control3"
 [ $? -ne 0 ] && grep -q "^Package: linux-image-$up-sac-laptop\$" "$tmp/control3"
 ok $? "a new fragment adds its packages, and the check would catch it"
-grep -q '^Build-Profiles: <!pkg.linux-sac.flavour-adaptive !pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
-ok $? "a flavour is built when its profile or no flavour profile is set"
+grep -q '^Build-Profiles: <pkg.linux-sac.release !pkg.linux-sac.flavour-adaptive !pkg.linux-sac.flavour-desktop !pkg.linux-sac.flavour-server> <pkg.linux-sac.release pkg.linux-sac.flavour-laptop>$' "$tmp/control3"
+ok $? "a flavour is built when its profile or no flavour profile is set (and its base's)"
 
 # A fragment without its description is refused in one line.
 grep -v flavour-description "$tmp/frag/laptop.config" >"$tmp/x" &&

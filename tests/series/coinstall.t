@@ -16,9 +16,9 @@ debs_of() {
 	v=$("$top/scripts/series" --version "$1")
 	kr=$(SERIES=$1 kr_of "$f")
 	meta=$(SERIES=$1 meta_of "$f")
-	for p in "linux-kbuild-${v%-*}-sac" "linux-image-$kr" "linux-headers-$kr" \
+	for p in "$(SERIES=$1 "$top/scripts/gencontrol" --kbuild farm)" "linux-image-$kr" "linux-headers-$kr" \
 		"linux-image-$meta" "linux-headers-$meta"; do
-		d=${DEBS_DIR:-$top/out/debs}/$1/$a/${p}_${v}_$a.deb
+		d=${DEBS_DIR:-$top/out/farm-debs}/$1/$a/${p}_${v}_$a.deb
 		[ -f "$d" ] || skip_all "no $d (make all-debs SERIES=$1)"
 		echo "$d"
 	done
