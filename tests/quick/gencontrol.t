@@ -18,7 +18,7 @@ nfl=$(printf '%s\n' "$fls" | wc -l)
 others=
 [ "$SERIES" != "$("$top/scripts/series" --default)" ] ||
 	others=$("$top/scripts/series" | grep -vxF "$SERIES")
-plan $((17 + 2 * nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
+plan $((18 + 2 * nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
 
 out=$("$gen" --stdout 2>&1)
 ok $? "gencontrol runs"
@@ -64,10 +64,12 @@ stanzas() {
 			if (w[1] != want) next
 		}
 		pk = $0; sub(/.*Package: /, "", pk); sub(/\n.*/, "", pk)
-		d = $0; sub(/.*\nDescription: /, "", d); gsub(/\n/, " ", d)
+		d = $0; sub(/.*\nDescription: /, "", d); gsub(/\n /, " ", d)
 		print pk "|" d
 	}' "$ctl"
 }
+is "$(awk '/^ / && length > 80' "$ctl")" "" \
+	"no line of a description is longer than 80 characters (lintian)"
 stanzas pkg.linux-sac.release >"$tmp/release"
 stanzas '!pkg.linux-sac.release' >"$tmp/farm"
 nall=$(grep -c '^Package: ' "$ctl")
