@@ -6,6 +6,7 @@
 # it is told (a stand-in make records what it was asked, on a tiny
 # tarball: no kernel is built).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 plan 20
@@ -108,15 +109,7 @@ ln -s "$BUILD_DIR/host/kconfig-verify" "$bd/host/kconfig-verify"
 cp "$BUILD_DIR/src/linux-$SERIES/.sac-source" "$bd/src/linux-$SERIES/" &&
 	cp "$real/.sac-config" "$real/.sac-base" "$real/.sac-built" "$bd/kernel/${real##*/}/"
 ok $? "the built amd64 farm desktop tree's stamps (make all-kernels first)"
-# the holder: a sleep with the lock on a descriptor of its own, killed
-# at the end (nothing of it may keep prove's output open)
-(
-	exec 8>"$bd/.kernel-build.lock"
-	flock 8
-	exec sleep 60
-) >/dev/null 2>&1 &
-holder=$!
-sleep 0.5
+hold_build_lock "$bd" 60
 # kbs: kernel-build build of that tree, given 3 s; its status
 kbs() {
 	BUILD_DIR=$bd timeout 3 "$top/scripts/kernel-build" build amd64 farm desktop \

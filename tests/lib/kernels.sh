@@ -13,6 +13,20 @@ need_kernels() {
 	done
 }
 
+# hold_build_lock DIR SECS: kernel-build's lock of build dir DIR, held
+# in the background for SECS by a sleep that has the lock on a descriptor
+# of its own (nothing of it keeps prove's output open); $holder is its
+# pid, for the test to kill.
+hold_build_lock() {
+	(
+		exec 9>"$1/.kernel-build.lock"
+		flock 9
+		exec sleep "$2"
+	) >/dev/null 2>&1 &
+	holder=$!
+	sleep 0.5
+}
+
 # farm_test KERNEL...: the start of a test that runs the farm on those
 # kernels: $farm is the CLI, $tmp a scratch dir removed on exit, and
 # $kernels as need_kernels sets it.

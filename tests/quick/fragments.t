@@ -2,6 +2,7 @@
 # The flavour fragments say what each flavour is, and bad input is refused
 # with one line.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/kernels.sh"
 frag=$top/config-fragments
 plan 12
 
@@ -35,13 +36,7 @@ like "$err" "known: adaptive desktop server" "the flavours are the fragments, de
 # Bad input is refused at once while another build holds the lock (make
 # check builds the debug kernels beside the tests).
 b=$(mktemp -d)
-(
-	exec 9>"$b/.kernel-build.lock"
-	flock 9
-	exec sleep 30
-) >/dev/null 2>&1 &
-holder=$!
-sleep 0.5
+hold_build_lock "$b" 30
 err=$(BUILD_DIR=$b timeout 10 "$kb" paint amd64 farm desktop 2>&1)
 rc=$?
 kill "$holder" 2>/dev/null
