@@ -14,7 +14,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels debug-kernels release-check all-release-check check-lava check-export check-source check-series \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-lava check-export check-source check-series \
 	check check-quick bench-build clean farm farm-tools bench bench-iova bench-farm bench-installed
 
 # The targets share one kernel source tree and two cores: make -j runs
@@ -58,6 +58,11 @@ debug-kernels: deps host-tools
 
 # Debian's shipped config + each flavour, compiling only what the series
 # touches: a full release build takes hours on two cores.
+# The modules the release base keeps (config-fragments/base/release-*.modules):
+# those Debian's own kernel loads on the farm's installed system.
+release-modules: deps farm-tools
+	@scripts/release-modules
+
 release-check: deps host-tools
 	@for f in $(FLAVOURS); do \
 		scripts/kernel-build object $(ARCH) release $$f \
@@ -175,7 +180,8 @@ targets:
   kernels            build FLAVOURS for ARCH on BASE (scripts/kernel-build)
   all-kernels        kernels for every arch in ARCHES
   debug-kernels      the debug farm base (KASAN, lockdep, hang checkers; desktop) for every arch in ARCHES
-  release-check      Debian's config + each flavour, compiling dma-iommu.o only
+  release-modules    capture what Debian's own kernel loads on the farm's installed systems: the modules the release base keeps
+  release-check      Debian's config + each flavour, trimmed to the farm's modules, compiling dma-iommu.o only
   all-release-check  release-check for every arch in ARCHES
   debs               the kernel packages of FLAVOURS for ARCH and SERIES on the release base (hours), into out/debs/SERIES/ARCH; BASE=farm: out/farm-debs/SERIES/ARCH
   all-debs           the farm base's debs (or BASE's) for every arch in ARCHES

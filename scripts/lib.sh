@@ -118,6 +118,14 @@ base_fragments() {
 	esac
 }
 
+# release_modules_of ARCH: the modules a release kernel of ARCH keeps
+# beside the workloads' own (farm/workloads.json): those Debian's stock
+# kernel loads when it boots the farm's installed system on the arch's
+# machines, one a line (make release-modules writes it).
+release_modules_of() {
+	echo "$FRAGMENTS/base/release-$1.modules"
+}
+
 # debian_config_of ARCH: Debian's shipped config for ARCH in SERIES,
 # from its installed config package (a build dependency) or an earlier
 # fetch-debian-config; nothing if neither has it.

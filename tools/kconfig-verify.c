@@ -8,7 +8,14 @@
  * A silently dropped CONFIG_IOMMU_DMA_PCI_SAC would ship the wrong
  * flavour, so this tool turns every such difference into a failure.
  *
- * Usage: kconfig-verify DOTCONFIG FRAGMENT...
+ * With --against UNTRIMMED it also proves that a release config trimmed
+ * to the farm's modules changed nothing but modules: against the same
+ * config before the trim, every option is as it was, or was =m and is
+ * now off (a trimmed module), or was =y and is now off (an option Kconfig
+ * dropped with the trimmed module it depends on, or that only such a
+ * module selected). It prints each change, one a line, then the counts.
+ *
+ * Usage: kconfig-verify [--against UNTRIMMED] DOTCONFIG FRAGMENT...
  * Exit 0 when all requests hold, 1 when some do not, 2 on bad input.
  */
 #include <errno.h>
@@ -162,14 +169,80 @@ static unsigned int mismatches(struct option *wanted, struct option *have,
 	return bad;
 }
 
+struct trim_counts {
+	unsigned int trimmed, modules_kept, builtin_kept, gone, builtin_gone;
+	unsigned int other;
+};
+
+/*
+ * Sort one option of the untrimmed config (@was, its value there) by
+ * what became of it (@now, NULL when the trimmed config has no line for
+ * it: Kconfig hid it, as it hides whatever depends on a module that is
+ * off); print it unless it is unchanged.
+ */
+static void count_change(struct trim_counts *c, const char *name,
+			 const char *was, const struct option *now)
+{
+	const char *value = now ? now->value : "n";
+
+	if (!strcmp(was, value)) {
+		c->modules_kept += !strcmp(was, "m");
+		c->builtin_kept += !strcmp(was, "y");
+		return;
+	}
+	if (!strcmp(was, "m") && !strcmp(value, "n")) {
+		printf("%s m -> n trimmed\n", name);
+		c->trimmed++;
+	} else if (!now) {
+		printf("%s %s -> gone with a trimmed module\n", name, was);
+		c->gone++;
+		c->builtin_gone += !strcmp(was, "y");
+	} else {
+		printf("%s %s -> %s NOT A TRIM\n", name, was, value);
+		c->other++;
+	}
+}
+
+/*
+ * Compare @have with @untrimmed, both ways (an option the trim turned on
+ * is in @have alone). Returns the changes that are not a trim.
+ */
+static unsigned int trim_report(struct option *untrimmed, struct option *have,
+				const char *path)
+{
+	struct trim_counts c = { 0 };
+	struct option *opt;
+
+	for (opt = untrimmed; opt; opt = opt->next)
+		count_change(&c, opt->name, opt->value,
+			     find(have, opt->name));
+	for (opt = have; opt; opt = opt->next)
+		if (!find(untrimmed, opt->name))
+			count_change(&c, opt->name, "n", opt);
+	printf("%s: %u modules trimmed (=m -> not set), %u kept; ",
+	       path, c.trimmed, c.modules_kept);
+	printf("%u =y options kept; %u options gone with the trimmed ",
+	       c.builtin_kept, c.gone);
+	printf("modules they depend on (%u of them =y); ", c.builtin_gone);
+	printf("%u other changes\n", c.other);
+	return c.other;
+}
+
 int main(int argc, char **argv)
 {
-	struct option *wanted = NULL, *have = NULL;
+	struct option *wanted = NULL, *have = NULL, *untrimmed = NULL;
+	const char *against = NULL;
 	unsigned int bad;
 	int i, ret = 2;
 
+	if (argc > 2 && !strcmp(argv[1], "--against")) {
+		against = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s DOTCONFIG FRAGMENT...\n", prog);
+		fprintf(stderr, "usage: %s [--against UNTRIMMED] DOTCONFIG FRAGMENT...\n",
+			prog);
 		return 2;
 	}
 	if (load(argv[1], argv[1], &have))
@@ -177,18 +250,26 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc; i++)
 		if (load(argv[i], argv[i], &wanted))
 			goto out;
-
-	ret = 0;
-	if (!mismatches(wanted, have, NULL))
+	if (against && load(against, against, &untrimmed))
 		goto out;
 
-	fprintf(stderr, "%s: error: %s lost options the fragments request: ",
-		prog, argv[1]);
-	bad = mismatches(wanted, have, stderr);
-	fprintf(stderr, " [%u option%s]\n", bad, bad == 1 ? "" : "s");
-	ret = 1;
+	ret = 0;
+	if (mismatches(wanted, have, NULL)) {
+		fprintf(stderr, "%s: error: %s lost options the fragments request: ",
+			prog, argv[1]);
+		bad = mismatches(wanted, have, stderr);
+		fprintf(stderr, " [%u option%s]\n", bad, bad == 1 ? "" : "s");
+		ret = 1;
+	}
+	if (against && trim_report(untrimmed, have, argv[1])) {
+		fprintf(stderr, "%s: error: %s changed more than modules ",
+			prog, argv[1]);
+		fprintf(stderr, "against %s (lines NOT A TRIM)\n", against);
+		ret = 1;
+	}
 out:
 	free_list(wanted);
 	free_list(have);
+	free_list(untrimmed);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "../module/edu.h"	/* the edu device's IDs, shared with sac_edu */
@@ -94,6 +95,7 @@ struct sac_result {
 void sac_result_init(struct sac_result *r, const char *workload);
 void sac_metric(struct sac_result *r, const char *name, double value);
 void sac_detail(struct sac_result *r, const char *name, const char *fmt, ...) __printf(3, 4);
+void sac_detail_words(struct sac_result *r, const char *name, FILE *f);
 void sac_fail(struct sac_result *r, const char *fmt, ...) __printf(2, 3);
 void sac_skip(struct sac_result *r, const char *fmt, ...) __printf(2, 3);
 const char *sac_status_name(enum sac_status s);

@@ -574,6 +574,34 @@ void sac_detail(struct sac_result *r, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The first word of every line of @f, as details NAME1, NAME2, ...: each
+ * a space-separated run that fits a detail's value. A word longer than
+ * a value is cut; the lines of /proc/modules have none.
+ */
+void sac_detail_words(struct sac_result *r, const char *name, FILE *f)
+{
+	char line[512], run[SAC_DETAIL_MAX], key[SAC_NAME_MAX + 1];
+	size_t len = 0, n;
+	int part = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n\t ");
+		if (len && len + 1 + n >= sizeof(run)) {
+			snprintf(key, sizeof(key), "%s%d", name, ++part);
+			sac_detail(r, key, "%s", run);
+			len = 0;
+		}
+		len += snprintf(run + len, sizeof(run) - len, "%s%.*s",
+				len ? " " : "", (int)n, line);
+		len = len < sizeof(run) ? len : sizeof(run) - 1;
+	}
+	if (!len)
+		return;
+	snprintf(key, sizeof(key), "%s%d", name, ++part);
+	sac_detail(r, key, "%s", run);
+}
+
 static void set_status(struct sac_result *r, enum sac_status s,
 		       const char *fmt, va_list ap)
 {

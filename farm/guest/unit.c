@@ -36,7 +36,7 @@ static void __noreturn print_usage(void)
 {
 	static const char *const commands[] = {
 		"cmdline", "escape CAP", "gunzip", "sacflag", "modflags PATH",
-		"result NM ND LEN", "identity NPCI LEN", "sha256",
+		"result NM ND LEN", "words NAME", "identity NPCI LEN", "sha256",
 		"hmac KEYHEX", "sign KEYHEX NONCE",
 	};
 	size_t i;
@@ -208,6 +208,21 @@ static int do_result(const char *nm, const char *nd, const char *len_arg)
 	return 0;
 }
 
+/* The details sac_detail_words() makes of stdin, as a result line. */
+static int do_words(const char *name)
+{
+	char json[SAC_JSON_MAX];
+	struct sac_result r;
+	struct sac_jw w;
+
+	sac_result_init(&r, "installed-boot");
+	sac_detail_words(&r, name, stdin);
+	sac_jw_init(&w, json, sizeof(json));
+	sac_result_json(&w, &r);
+	print_line("result", json);
+	return 0;
+}
+
 static int do_identity(const char *np, const char *len_arg)
 {
 	long n = parse_count(np, 10000), i;
@@ -369,6 +384,8 @@ int main(int argc, char **argv)
 		return do_sacflag();
 	if (argc == 5 && !strcmp(argv[1], "result"))
 		return do_result(argv[2], argv[3], argv[4]);
+	if (argc == 3 && !strcmp(argv[1], "words"))
+		return do_words(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "identity"))
 		return do_identity(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "sha256"))

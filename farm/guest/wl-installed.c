@@ -5,7 +5,9 @@
  *
  *   installed-boot  the system came up as a user's does: systemd is
  *                   PID 1 and the root is the ext4 of the image's disk,
- *                   which initramfs-tools found and mounted
+ *                   which initramfs-tools found and mounted; it lists
+ *                   the modules the system loaded (make release-modules
+ *                   keeps those of Debian's stock kernel)
  *   installed-fw    the "GPU" (edu, farm/module/sac_fwload.c) that udev
  *                   loaded a driver for by modalias accepted its firmware;
  *                   its fw_status line is the evidence. Reaching here at
@@ -60,6 +62,22 @@ static void check_root(struct sac_result *r)
 	endmntent(m);
 }
 
+/*
+ * The loaded modules: make release-modules keeps those Debian's stock
+ * kernel loads, the list a release kernel is trimmed to.
+ */
+static void report_modules(struct sac_result *r)
+{
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f) {
+		sac_fail(r, "cannot read /proc/modules");
+		return;
+	}
+	sac_detail_words(r, "modules", f);
+	fclose(f);
+}
+
 void wl_installed_boot(struct sac_result *r)
 {
 	char init[64] = "";
@@ -70,6 +88,7 @@ void wl_installed_boot(struct sac_result *r)
 		sac_fail(r, "PID 1 is %s, not systemd", init);
 	check_root(r);
 	sac_detail(r, "init", "%s", init);
+	report_modules(r);
 	sac_metric(r, "uptime_s", sac_now());
 }
 

@@ -126,6 +126,24 @@ check_line "$t/id500" identity "identity, 500 devices, 4 KB cmdline"
 like "$(cat "$t/id500")" '"pci_total":500\}$' "identity: a cut list says how long it was"
 like "$(cat "$t/id500")" '"pci":\[\{"bdf"' "identity: the cut list still has devices"
 
+## word lists (installed-boot's modules, from /proc/modules)
+words() { "$u" words modules | cut -d' ' -f6- | jq -r "$1"; }
+seq -f 'module_number_%02g 16384 0 - Live 0x0' 1 60 >"$t/modules"
+if command -v jq >/dev/null; then
+	is "$(words '.details | [.[]] | join(" ")' <"$t/modules")" \
+		"$(cut -d' ' -f1 "$t/modules" | tr '\n' ' ' | sed 's/ $//')" \
+		"words: every module, in order, none twice"
+	is "$(words '.details | keys | join(",")' <"$t/modules")" \
+		modules1,modules2,modules3,modules4 "words: 60 names in four details"
+	is "$(words '[.details[] | length | select(. > 255)] | length' <"$t/modules")" 0 \
+		"words: each detail fits a value (255 bytes)"
+	is "$(printf 'one\ntwo\n' | words '.details.modules1')" "one two" \
+		"words: a line that is one word"
+	is "$(words '.details | length' </dev/null)" 0 "words: no lines, no detail"
+else
+	for i in 1 2 3 4 5; do ok 0 "# SKIP jq missing (make deps)"; done
+fi
+
 ## gzip
 head -c 300000 /dev/urandom >"$t/random"
 { seq 1 50000; cat "$t/random" | od -An -tx1 | head -2000; } >"$t/text"
