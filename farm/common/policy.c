@@ -214,6 +214,23 @@ static bool field_match(const char *pattern, const char *value)
 	return !fnmatch(pattern, value, 0);
 }
 
+/*
+ * The flavour axis is FLAVOUR on the farm base and BASE:FLAVOUR on the
+ * others (release:server). A pattern without a colon is about the
+ * flavour on every base; one with a colon about the base too, the farm
+ * base then being "farm:".
+ */
+static bool flavour_match(const char *pattern, const char *flavour)
+{
+	const char *colon = strchr(flavour, ':');
+	char full[POLICY_FIELD + sizeof("farm:")];
+
+	if (!strchr(pattern, ':'))
+		return field_match(pattern, colon ? colon + 1 : flavour);
+	snprintf(full, sizeof(full), "%s%s", colon ? "" : "farm:", flavour);
+	return field_match(pattern, full);
+}
+
 const struct expect_rule *policy_expect(const struct policy *p,
 					const struct cell_key *k)
 {
@@ -222,7 +239,7 @@ const struct expect_rule *policy_expect(const struct policy *p,
 
 	for (i = p->n_expect - 1; i >= 0; i--) {
 		r = &p->expect[i];
-		if (field_match(r->match.flavour, k->flavour) &&
+		if (flavour_match(r->match.flavour, k->flavour) &&
 		    field_match(r->match.arch, k->arch) &&
 		    field_match(r->match.machine, k->machine) &&
 		    field_match(r->match.workload, k->workload) &&

@@ -71,15 +71,32 @@ char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 
 /*
  * Our flavour kernels say what they are in their local version
- * (config-fragments/F.config sets -sac-F); any other kernel is "stock".
+ * (config-fragments/F.config sets -sac-F) and their base in the release
+ * before it (6.1.192-farm-sac-desktop, 6.1.192-sac-desktop: scripts/lib.sh,
+ * base_localversion). The flavour axis is F for the farm base and BASE:F
+ * for the others (release:desktop, debug:desktop), so that one run, and
+ * one gate, can hold a flavour on two bases. Any other kernel is "stock".
  */
 static char *flavour_of(const struct kernel *k)
 {
 	const char *lv = kernel_option(k, "CONFIG_LOCALVERSION");
+	size_t len = strlen(k->release), head, base_len;
+	const char *dash, *base;
 
-	if (lv && !strncmp(lv, "-sac-", 5) && lv[5])
+	if (!lv || strncmp(lv, "-sac-", 5) || !lv[5])
+		return xstrdup("stock");
+	if (len <= strlen(lv) || strcmp(k->release + len - strlen(lv), lv))
+		die("kernel %s: its release %s does not end in its CONFIG_LOCALVERSION %s",
+		    k->spec, k->release, lv);
+	head = len - strlen(lv);	/* "6.1.192-farm" */
+	dash = memchr(k->release, '-', head);
+	if (!dash)
+		return xasprintf("release:%s", lv + 5);
+	base = dash + 1;
+	base_len = k->release + head - base;
+	if (base_len == 4 && !strncmp(base, "farm", 4))
 		return xstrdup(lv + 5);
-	return xstrdup("stock");
+	return xasprintf("%.*s:%s", (int)base_len, base, lv + 5);
 }
 
 static const char *arch_of(const struct kernel *k)

@@ -6,7 +6,7 @@
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 . "$top/tests/gate/fixtures.sh"
-plan 63
+plan 68
 
 # The policy line that decides a cell expected to pass.
 pass_line=$(grep -n '^expect \* \* \* \* pass' "$policy" | cut -d: -f1)
@@ -51,6 +51,23 @@ out=$("$gate" "$t/hazard" --policy "$policy" --no-rerun)
 is $? 1 "a known hazard that passes blocks"
 like "$out" "known hazard passed.*\(policy line $(grep -n '^expect server \* \* edu-lying iommu' "$policy" | cut -d: -f1)\)" \
 	"and says the farm stopped seeing it, naming the hazard's policy line"
+
+# A flavour on two bases: the farm base's cells (server) and the release
+# base's (release:server) are cells of their own, each judged once; a
+# policy line without a base is about both, one with a base about one.
+run bases "$(rec server x86-intel edu-lying iommu-fault)" \
+	"$(rec release:server x86-intel edu-lying iommu-fault)" \
+	"$(rec release:desktop x86-intel edu-lying pass)"
+out=$("$gate" "$t/bases" --policy "$policy" --no-rerun)
+is $? 0 "server's hazard line holds on the release base too"
+like "$out" "VERDICT: SHIP - 3 cells: 3 ok" "one flavour on two bases is two cells"
+{ cat "$policy"; echo 'expect release:server * * edu-lying pass'; } >"$t/base-policy"
+out=$("$gate" "$t/bases" --policy "$t/base-policy" --no-rerun)
+is $? 1 "a line naming the release base..."
+like "$out" "^release:server/amd64/x86-intel/edu-lying +pass +iommu-fault +FAIL " \
+	"...judges the release base's cell"
+like "$out" "^server/amd64/x86-intel/edu-lying +iommu-fault\|data-corruption +iommu-fault +ok " \
+	"and not the farm base's"
 
 # A failure the policy accepts (x86-amd server net: QEMU's AMD-Vi IOTLB)
 # does not block, but is never shown as a plain pass: "accepted" with
