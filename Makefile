@@ -14,7 +14,7 @@ HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f
 
-.PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-lava check-export check-source check-series \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-release check-lava check-export check-source check-series \
 	check check-quick bench-build clean farm farm-quick farm-tools bench bench-iova bench-farm bench-installed
 
 # The targets share one kernel source tree and two cores: make -j runs
@@ -119,6 +119,14 @@ check-export: deps
 check-source: deps all-debs
 	$(PROVE) tests/source tests/debs/autopkgtest.t
 
+# The release base's packages, built and then tested beside the farm
+# base's (tests/release). Not part of check: the release kernels' cold
+# builds do not fit CI's 90 minutes beside it (README, "Tests"); make
+# check proves their configs (make release-check).
+check-release: deps all-debs
+	@$(MAKE) --no-print-directory all-debs BASE=release
+	$(PROVE) tests/release
+
 # Every series but the default (make check covers that one): its farm
 # kernels, release checks and packages, then the tests of a series' own
 # kernels on it (coinstall.t also installs the default series' packages;
@@ -196,6 +204,7 @@ targets:
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab
   check-export       scripts/export-debian-linux proved on Debian's linux source
+  check-release      the release base's .debs of every arch, then its tests (tests/release)
   check-source       the .dsc rebuilt as nobody, with no network (tests/source), and the autopkgtests
   check-series       every series but the default: its kernels, .debs and farm tests
   source             the source package (.dsc, orig, debian tarballs) into out/source

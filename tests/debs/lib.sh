@@ -95,3 +95,57 @@ put() {
 	mkdir -p "$root/tmp/debs"
 	cp "$@" "$root/tmp/debs/"
 }
+
+# flavour_debs BASE FLAVOUR ARCH: the package files one kernel of SERIES
+# ships as (kbuild, image, headers and their metapackages), from BASE's
+# .debs; if one is missing, its path alone and status 1.
+flavour_debs() {
+	_v=$("$top/scripts/series" --version "$SERIES")
+	_dir=$(sh -c '. "$1/scripts/lib.sh" && debs_root "$2"' \
+		"$top/scripts/lib.sh" "$top" "$1")/$SERIES/$3
+	_kr=$("$top/scripts/gencontrol" --kr "$2" "$1")
+	_meta=$("$top/scripts/gencontrol" --meta "$2" "$1")
+	for _p in "$("$top/scripts/gencontrol" --kbuild "$1")" "linux-image-$_kr" \
+		"linux-headers-$_kr" "linux-image-$_meta" "linux-headers-$_meta"; do
+		[ -f "$_dir/${_p}_${_v}_$3.deb" ] || {
+			echo "$_dir/${_p}_${_v}_$3.deb"
+			return 1
+		}
+		echo "$_dir/${_p}_${_v}_$3.deb"
+	done
+}
+
+# side_by_side NAME "LABEL RELEASE"... -- DEB...: install DEBs with apt
+# into a fresh root NAME, then see each kernel whole: its image and
+# headers installed, its /boot files, initrd, modules and headers link,
+# and as many kernels in /boot as there are labels. 2 + 2 tests a label.
+side_by_side() {
+	_name=$1
+	shift
+	_kernels=
+	while [ "$1" != -- ]; do
+		_kernels="$_kernels$1
+"
+		shift
+	done
+	shift
+	work_root "$_name"
+	put "$@"
+	_log=$BUILD_DIR/logs/debs-$_name.log
+	in_root "cd /tmp/debs && apt-get install -y -q --no-install-recommends \
+		-o Acquire::http::Proxy=none $(for d in "$@"; do printf './%s ' "${d##*/}"; done)" \
+		>"$_log" 2>&1
+	_r=$?
+	ok $_r "apt-get installs $(printf '%s' "$_kernels" | cut -d' ' -f1 | paste -sd' ' - | sed 's/ / and /g') in one root"
+	[ $_r -eq 0 ] || tail -n 15 "$_log" | sed 's/^/#   /'
+	printf '%s' "$_kernels" | while read -r _label _kr; do
+		is "$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}' linux-image-$_kr linux-headers-$_kr")" \
+			"ii ii " "$_label: linux-image-$_kr and its headers installed"
+		[ -f "$root/boot/vmlinuz-$_kr" ] && [ -f "$root/boot/initrd.img-$_kr" ] &&
+			[ -s "$root/lib/modules/$_kr/modules.dep" ] &&
+			[ "$(in_root "readlink -f /lib/modules/$_kr/build")" = "/usr/src/linux-headers-$_kr" ]
+		ok $? "$_label: /boot/vmlinuz-$_kr, its initrd, modules.dep and headers"
+	done
+	is "$(cd "$root/boot" && ls vmlinuz-* | wc -l)" "$(printf '%s' "$_kernels" | wc -l)" \
+		"as many distinct kernels in /boot"
+}
