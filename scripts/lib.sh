@@ -99,16 +99,17 @@ series_version() {
 # base_fragments BASE ARCH: the fragments a base merges under the flavour,
 # one a line. The one place that knows the bases:
 #   farm     tinyconfig and what a QEMU guest of the farm needs
-#   debug    the farm base (less farm-installed) with KASAN, lockdep and
-#            the hang checkers
+#   debug    the farm base (less farm-net and farm-installed) with KASAN,
+#            lockdep and the hang checkers
 #   release  Debian's shipped config (the kernel's starting point)
 base_fragments() {
 	case $1 in
 	farm) printf '%s\n' "$FRAGMENTS/base/farm-common.config" \
+		"$FRAGMENTS/base/farm-net.config" \
 		"$FRAGMENTS/base/farm-installed.config" \
 		"$FRAGMENTS/base/farm-$2.config" ;;
-	# the farm base but what an installed system needs: its kernels boot
-	# the agent's initramfs only
+	# the farm base but the network and what an installed system needs:
+	# its kernels boot the agent's initramfs and run no net workload
 	debug) printf '%s\n' "$FRAGMENTS/base/farm-common.config" \
 		"$FRAGMENTS/base/farm-$2.config" "$FRAGMENTS/base/debug.config"
 		[ ! -f "$FRAGMENTS/base/debug-$2.config" ] ||
