@@ -189,7 +189,8 @@ static void read_cmdline(void)
 	sac_set_cmdline(&cmdline);
 }
 
-static const char *read_sac_option(void)
+/* The SAC option in the running kernel's own config, /proc/config.gz. */
+static const char *sac_from_proc(void)
 {
 	unsigned char *gz = malloc(MAX_CONFIG_GZ), *cfg = NULL;
 	const char *state = "unknown";
@@ -213,6 +214,36 @@ static const char *read_sac_option(void)
 out:
 	free(gz);
 	return state;
+}
+
+/*
+ * The same from the config an installed kernel's package put beside it,
+ * /boot/config-RELEASE: a release kernel has no /proc/config.gz
+ * (Debian's config leaves CONFIG_IKCONFIG out).
+ */
+static const char *sac_from_boot(const char *release)
+{
+	char path[128], *cfg = malloc(MAX_CONFIG);
+	const char *state = "unknown";
+	ssize_t n;
+
+	if (!cfg)
+		return state;
+	snprintf(path, sizeof(path), "/boot/config-%s", release);
+	n = read_file(path, cfg, MAX_CONFIG);
+	if (n > 0)
+		state = sac_kconfig_state(cfg, n, "CONFIG_IOMMU_DMA_PCI_SAC");
+	else
+		sac_log("cannot read %s either", path);
+	free(cfg);
+	return state;
+}
+
+static const char *read_sac_option(const char *release)
+{
+	const char *state = sac_from_proc();
+
+	return strcmp(state, "unknown") ? state : sac_from_boot(release);
 }
 
 /* "0x1af4" -> "1af4"; anything else -> "????" */
@@ -300,7 +331,7 @@ static void emit_identity(void)
 		snprintf(id.uname, sizeof(id.uname), "%s", u.release);
 		snprintf(id.arch, sizeof(id.arch), "%s", u.machine);
 	}
-	id.sac = read_sac_option();
+	id.sac = read_sac_option(id.uname);
 	snprintf(id.cmdline, sizeof(id.cmdline), "%s", raw_cmdline);
 	id.pci = pci;
 	id.npci = scan_pci(pci, MAX_PCI);
