@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
 frag=$top/config-fragments
-plan 12
+plan 13
 
 grep -qx 'CONFIG_IOMMU_DMA_PCI_SAC=y' "$frag/desktop.config"
 ok $? "desktop turns the SAC trick on"
@@ -31,6 +31,9 @@ for bad in "build sparc farm desktop:unknown arch 'sparc'" \
 		printf '%s' "$err" | grep -q "$want"
 	ok $? "kernel-build $args: one line naming $want (rc=$rc)"
 done
+err=$(BUILD_DIR=$(mktemp -u) "$top/scripts/release-modules" amd64 sparc 2>&1)
+is "$?:$err" "1:release-modules: error: unknown arch 'sparc' (known: amd64 arm64)" \
+	"release-modules amd64 sparc: one line, before anything boots"
 err=$("$kb" build amd64 farm laptop 2>&1)
 like "$err" "known: adaptive desktop server" "the flavours are the fragments, declared once"
 # Bad input is refused at once while another build holds the lock (make
