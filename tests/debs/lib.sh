@@ -149,3 +149,11 @@ side_by_side() {
 	is "$(cd "$root/boot" && ls vmlinuz-* | wc -l)" "$(printf '%s' "$_kernels" | wc -l)" \
 		"as many distinct kernels in /boot"
 }
+
+# cell_rec FLAVOUR WORKLOAD FILTER: FILTER (a jq expression) of that
+# cell's record in a farm run's results.json, $res
+cell_rec() {
+	jq -r --arg f "$1" --arg w "$2" ".records[] |
+		select(.axes.flavour == \$f and .axes.workload == \$w) | $3" \
+		"$res" 2>/dev/null
+}

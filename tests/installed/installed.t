@@ -30,35 +30,28 @@ plan 24
 sed 's/^/# /' "$tmp/out"
 res=$tmp/r/latest/results.json
 
-# rec FLAVOUR WORKLOAD FILTER: FILTER of that cell's record
-rec() {
-	jq -r --arg f "$1" --arg w "$2" ".records[] |
-		select(.axes.flavour == \$f and .axes.workload == \$w) | $3" \
-		"$res" 2>/dev/null
-}
-
 for f in desktop server; do
-	is "$(rec $f installed-boot .outcome)" pass "$f: the installed system boots to the agent"
-	is "$(rec $f installed-boot .identity.uname)" "$(kr_of $f)" \
+	is "$(cell_rec $f installed-boot .outcome)" pass "$f: the installed system boots to the agent"
+	is "$(cell_rec $f installed-boot .identity.uname)" "$(kr_of $f)" \
 		"$f: it runs the kernel dpkg installed"
-	is "$(rec $f installed-blk .outcome)" pass "$f: the root disk behind the IOMMU reads back what was written"
+	is "$(cell_rec $f installed-blk .outcome)" pass "$f: the root disk behind the IOMMU reads back what was written"
 done
-log=$tmp/r/latest/$(rec desktop installed-boot .log)
+log=$tmp/r/latest/$(cell_rec desktop installed-boot .log)
 like "$(grep -a -n -e 'Reached target.*Multi-User System' -e "SAC [0-9a-f]* start" "$log" |
 	cut -d: -f1 | tr '\n' ' ')" '^[0-9]+ [0-9]+ $' \
 	"desktop: systemd reached multi-user.target before the agent started"
-is "$(rec desktop installed-boot '.timings_ms | has("systemd") and has("multi-user")')" true \
+is "$(cell_rec desktop installed-boot '.timings_ms | has("systemd") and has("multi-user")')" true \
 	"the record times the systemd and multi-user stages"
-is "$(rec desktop installed-fw .outcome)" pass "desktop: the lying card accepts its firmware (the SAC trick)"
-like "$(rec desktop installed-fw '.results[0].details.fw_status')" '^accepted try=1 ' \
+is "$(cell_rec desktop installed-fw .outcome)" pass "desktop: the lying card accepts its firmware (the SAC trick)"
+like "$(cell_rec desktop installed-fw '.results[0].details.fw_status')" '^accepted try=1 ' \
 	"desktop: at the first try"
-is "$(rec server installed-fw .outcome)" hang "server: the boot stalls on the card's firmware"
-like "$(rec server installed-fw .reason)" '^timed out waiting for stage multi-user; last systemd line \(line [0-9]+\): [A-Z]' \
+is "$(cell_rec server installed-fw .outcome)" hang "server: the boot stalls on the card's firmware"
+like "$(cell_rec server installed-fw .reason)" '^timed out waiting for stage multi-user; last systemd line \(line [0-9]+\): [A-Z]' \
 	"server: the hang quotes systemd's last line"
 like "$(grep -a -c 'sac-display: waiting for the card at' \
-	"$tmp/r/latest/$(rec server installed-fw .log)")" '^[1-9]' \
+	"$tmp/r/latest/$(cell_rec server installed-fw .log)")" '^[1-9]' \
 	"server: the console says what the system waits for"
-like "$(rec server installed-fw .reason)" 'IOMMU fault line' \
+like "$(cell_rec server installed-fw .reason)" 'IOMMU fault line' \
 	"server: and the IOMMU faults before it"
 image=$(ls -d "$BUILD_DIR"/farm-cache/image/installed-amd64-* | head -n 1)
 like "$(cat "$image/install.log" 2>/dev/null)" "update-initramfs: Generating /boot/initrd.img-" \

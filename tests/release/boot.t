@@ -23,22 +23,15 @@ plan 10
 sed 's/^/# /' "$tmp/out"
 res=$tmp/r/latest/results.json
 
-# rec FLAVOUR WORKLOAD FILTER: FILTER of that cell's record
-rec() {
-	jq -r --arg f "release:$1" --arg w "$2" ".records[] |
-		select(.axes.flavour == \$f and .axes.workload == \$w) | $3" \
-		"$res" 2>/dev/null
-}
-
 for f in desktop server; do
 	kr=$("$top/scripts/gencontrol" --kr $f release)
-	is "$(rec $f installed-boot .outcome)" pass "release:$f: the installed system boots to the agent"
-	is "$(rec $f installed-boot .identity.uname)" "$kr" "release:$f: uname -r in the guest is $kr"
+	is "$(cell_rec release:$f installed-boot .outcome)" pass "release:$f: the installed system boots to the agent"
+	is "$(cell_rec release:$f installed-boot .identity.uname)" "$kr" "release:$f: uname -r in the guest is $kr"
 	like "$kr" "^[0-9.]+-sac-$f$" "release:$f: a release kernel's name, no base in it"
 done
-is "$(rec desktop installed-boot .identity.sac)/$(rec server installed-boot .identity.sac)" y/n \
+is "$(cell_rec release:desktop installed-boot .identity.sac)/$(cell_rec release:server installed-boot .identity.sac)" y/n \
 	"the guests' /boot/config say desktop has the SAC trick and server has not"
-is "$(rec desktop edu-lying .outcome)" pass "release:desktop: the lying device works (the SAC trick)"
-like "$(rec server edu-lying .outcome)" "^(iommu-fault|data-corruption)$" \
+is "$(cell_rec release:desktop edu-lying .outcome)" pass "release:desktop: the lying device works (the SAC trick)"
+like "$(cell_rec release:server edu-lying .outcome)" "^(iommu-fault|data-corruption)$" \
 	"release:server: the lying device is caught"
 done_testing
