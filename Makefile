@@ -12,7 +12,10 @@ export BUILD_DIR
 
 HOST    := $(BUILD_DIR)/host
 CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
-PROVE   := prove --timer -f
+# Every test runs the way make check runs it, through tests/lib/run-test
+# (which executes the file itself): a test that is not executable fails
+# in make check-quick too, not only in CI.
+PROVE   := prove --timer -f --exec tests/lib/run-test
 
 .PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-release check-lava check-export check-source check-series \
 	check check-quick bench-build clean farm farm-quick farm-tools bench bench-iova bench-farm bench-installed
@@ -97,7 +100,7 @@ CHECK_TESTS := $(QUICK_TESTS) $(filter-out $(DEBUG_TESTS) $(SLOW_TESTS),$(wildca
 # Each test names itself as it starts (tests/lib/run-test): a CI run
 # stopped at its time limit shows which test it was in.
 check: deps host-tools all-kernels all-release-check farm-tools
-	PROVE='$(PROVE) --exec tests/lib/run-test' scripts/run-check --make all-debs \
+	PROVE='$(PROVE)' scripts/run-check --make all-debs \
 		$(CHECK_TESTS) -- $(DEBUG_TESTS)
 
 # The LAVA tests: rendered jobs, the lava-run engine, and a loopback lab
