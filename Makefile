@@ -18,7 +18,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 PROVE   := prove --timer -f --exec tests/lib/run-test
 
 .PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-release check-lava check-export check-source check-series \
-	check check-quick bench-build clean farm farm-quick farm-tools bench bench-iova bench-farm bench-installed
+	check check-quick bench-build clean farm farm-quick farm-tools bench bench-iova bench-farm bench-installed bench-release
 
 # The targets share one kernel source tree and two cores: make -j runs
 # them one after the other (each kernel build is parallel inside).
@@ -168,7 +168,7 @@ farm-quick:
 	@$(MAKE) --no-print-directory farm FARM_BASES=farm
 
 bench-build: deps host-tools
-	@scripts/bench-build $(ARCH)
+	@scripts/bench-build $(ARCH) $(BASE)
 
 bench-farm: deps all-kernels farm-tools
 	@scripts/bench-farm -n 3
@@ -180,7 +180,16 @@ bench-iova: deps all-kernels farm-tools
 # The installed system: image cold/warm, an install, installed against
 # initramfs boots, and the installed cells of every .deb (--matrix).
 bench-installed: deps all-debs farm-tools
-	@scripts/bench-installed -n 3 --matrix
+	@scripts/bench-installed -n 3 --base $(BASE) --matrix
+
+# The release base's figures: build times per arch (cold, warm second
+# flavour), how its configs differ from Debian's, its packages' build,
+# and its boots (bench-installed: initramfs and installed, no --matrix).
+bench-release: deps host-tools
+	@for a in $(ARCHES); do scripts/bench-build $$a release || exit 1; done
+	@$(MAKE) --no-print-directory all-kernels all-debs farm-tools BASE=release
+	@scripts/bench-release
+	@scripts/bench-installed -n 3 --base release
 
 # Figures for README: build times per arch, IOVA cost with the trick on/off.
 bench: deps
@@ -217,10 +226,11 @@ targets:
   check-series       every series but the default: its kernels, .debs and farm tests
   source             the source package (.dsc, orig, debian tarballs) into out/source
   bench              bench-build for every arch, then bench-farm, bench-iova and bench-installed
-  bench-build        kernel build times for ARCH (cold, warm, no-op)
+  bench-build        kernel build times for ARCH on BASE (cold, warm, no-op)
   bench-farm         boot-to-agent times and the default matrix's wall time
   bench-iova         iova-bench: the SAC trick on and off, then always/adaptive/strict against never in one boot
-  bench-installed    the installed system: image cold/warm, an install, installed against initramfs boots, its cells' wall time
+  bench-installed    the installed system: image cold/warm, an install, installed against initramfs boots, its cells' wall time (BASE's .debs)
+  bench-release      the release base: build times, config diff against Debian's, .deb build, boots
   farm-tools         the farm's runner, classifier, guest agents and modules
   deps               install what debian/control, debian/tests/control and tests/control declare (root)
   clean              remove $$BUILD_DIR's kernels, logs and host tools
