@@ -216,7 +216,7 @@ targets:
   release-modules    capture what Debian's own kernel loads on the farm's installed systems: the modules the release base keeps
   release-check      Debian's config + each flavour, trimmed to the farm's modules, compiling dma-iommu.o only
   all-release-check  release-check for every arch in ARCHES
-  debs               the kernel packages of FLAVOURS for ARCH and SERIES on the release base (hours), into out/debs/SERIES/ARCH; BASE=farm: out/farm-debs/SERIES/ARCH
+  debs               the kernel packages of FLAVOURS for ARCH and SERIES on the release base (~75 min for amd64's three), into out/debs/SERIES/ARCH; BASE=farm: out/farm-debs/SERIES/ARCH
   all-debs           the farm base's debs (or BASE's) for every arch in ARCHES
   check-debs         all-debs, then the package tests (tests/debs)
   check-lava         the LAVA tests: rendered jobs, lava-run, a loopback lab

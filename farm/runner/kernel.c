@@ -49,7 +49,9 @@ const char *kernel_option(const struct kernel *k, const char *name)
 /*
  * Why the kernel cannot run something needing options, or NULL. A
  * machine's IOMMU must be built in (it has to be there before the
- * devices probe); a workload's driver may be a module.
+ * devices probe); a workload's driver may be a module. A string option
+ * left empty (the release base's CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS: no
+ * built-in list) is as good as absent.
  */
 char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 {
@@ -60,7 +62,7 @@ char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 		const char *name = json_string_value(e);
 		const char *v = kernel_option(k, name);
 
-		if (!v || !strcmp(v, "n"))
+		if (!v || !*v || !strcmp(v, "n"))
 			return xasprintf("kernel %s lacks %s", k->name, name);
 		if (builtin && strcmp(v, "y"))
 			return xasprintf("kernel %s has %s=%s, needs it built in",

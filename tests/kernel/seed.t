@@ -38,7 +38,7 @@ chmod +x "$t/bin/make"
 # kb STAGE FLAVOUR: kernel-build STAGE amd64 farm FLAVOUR in the test's
 # build dir; its output in $t/out.
 kb() {
-	PATH="$t/bin:$PATH" BUILD_DIR=$bd SAC_CCACHE_DIR= \
+	PATH="$t/bin:$PATH" BUILD_DIR=$bd SAC_CCACHE_DIR='' \
 		"$top/scripts/kernel-build" "$1" amd64 farm "$2" >"$t/out" 2>&1
 }
 tree() {
