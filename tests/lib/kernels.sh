@@ -55,3 +55,26 @@ cell_of() {
 		select(.axes.machine == $m and .axes.flavour == $f and
 		.axes.workload == $w and .axes.variant == $v) | '"$6" "$1" 2>/dev/null
 }
+
+# render_test NAME: the start of a test that reads fake kernels through
+# farm lava render (which boots nothing): $tmp a scratch dir and $tag a
+# prefix for the kernels' dirs, both removed on exit with the
+# initramfs the render cached for them.
+render_test() {
+	tmp=$(mktemp -d)
+	tag=$1-$$
+	trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-*' EXIT
+}
+
+# fake_kernel NAME RELEASE CONFIG_LINE...: $tmp/$tag-NAME, an amd64 build
+# dir the x86-intel machine takes, of that release, with those lines in
+# its .config.
+fake_kernel() {
+	_d=$tmp/$tag-$1 _r=$2
+	shift 2
+	mkdir -p "$_d/include/config" "$_d/arch/x86/boot"
+	printf '%s\n' CONFIG_X86_64=y CONFIG_PCI=y CONFIG_PCI_MSI=y CONFIG_INTEL_IOMMU=y \
+		"$@" >"$_d/.config"
+	echo "$_r" >"$_d/include/config/kernel.release"
+	: >"$_d/arch/x86/boot/bzImage"
+}

@@ -6,20 +6,13 @@
 # (a .config, a kernel.release, an image) through farm lava render, which
 # boots nothing.
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-tag=axis-$$
-trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-*' EXIT
+. "$(dirname "$0")/../lib/kernels.sh"
+render_test axis
 plan 6
 
-# fake NAME RELEASE LOCALVERSION: an amd64 build dir the x86-intel
-# machine takes
+# fake NAME RELEASE LOCALVERSION: a kernel of that release and local version
 fake() {
-	d=$tmp/$tag-$1
-	mkdir -p "$d/include/config" "$d/arch/x86/boot"
-	printf 'CONFIG_X86_64=y\nCONFIG_PCI=y\nCONFIG_PCI_MSI=y\nCONFIG_INTEL_IOMMU=y\n' >"$d/.config"
-	[ -z "$3" ] || printf 'CONFIG_LOCALVERSION="%s"\n' "$3" >>"$d/.config"
-	echo "$2" >"$d/include/config/kernel.release"
-	: >"$d/arch/x86/boot/bzImage"
+	fake_kernel "$1" "$2" ${3:+"CONFIG_LOCALVERSION=\"$3\""}
 }
 
 # flavour NAME: the flavour axis of NAME's cell

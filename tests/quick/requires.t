@@ -6,22 +6,16 @@
 # skip there rather than a failure. Read from fake build dirs through
 # farm lava render, which boots nothing.
 . "$(dirname "$0")/../lib/tap.sh"
-tmp=$(mktemp -d)
-tag=requires-$$
-trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-*' EXIT
+. "$(dirname "$0")/../lib/kernels.sh"
+render_test requires
 plan 3
 
-# fake NAME QUIRKS: an amd64 build dir with edu-listed's options, its
-# built-in list set to QUIRKS
+# fake NAME QUIRKS: a kernel with edu-listed's options, its built-in list
+# set to QUIRKS
 fake() {
-	d=$tmp/$tag-$1
-	mkdir -p "$d/include/config" "$d/arch/x86/boot"
-	printf '%s\n' CONFIG_X86_64=y CONFIG_PCI=y CONFIG_PCI_MSI=y CONFIG_INTEL_IOMMU=y \
-		CONFIG_PCI_STUB=y CONFIG_VIRTIO_BLK=y CONFIG_VIRTIO_PCI=y \
-		CONFIG_LOCALVERSION='"-sac-desktop"' \
-		"CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS=\"$2\"" >"$d/.config"
-	echo 6.1.192-sac-desktop >"$d/include/config/kernel.release"
-	: >"$d/arch/x86/boot/bzImage"
+	fake_kernel "$1" 6.1.192-sac-desktop CONFIG_PCI_STUB=y CONFIG_VIRTIO_BLK=y \
+		CONFIG_VIRTIO_PCI=y CONFIG_LOCALVERSION='"-sac-desktop"' \
+		"CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS=\"$2\""
 }
 
 # render NAME: farm lava render of NAME's edu-listed cell; its output
