@@ -124,8 +124,8 @@ side_by_side() {
 	shift
 	_kernels=
 	while [ "$1" != -- ]; do
-		_kernels="$_kernels$1
-"
+		_kernels="$_kernels${_kernels:+
+}$1"
 		shift
 	done
 	shift
@@ -136,17 +136,20 @@ side_by_side() {
 		-o Acquire::http::Proxy=none $(for d in "$@"; do printf './%s ' "${d##*/}"; done)" \
 		>"$_log" 2>&1
 	_r=$?
-	ok $_r "apt-get installs $(printf '%s' "$_kernels" | cut -d' ' -f1 | paste -sd' ' - | sed 's/ / and /g') in one root"
+	ok $_r "apt-get installs $(printf '%s\n' "$_kernels" | cut -d' ' -f1 | paste -sd' ' - | sed 's/ / and /g') in one root"
 	[ $_r -eq 0 ] || tail -n 15 "$_log" | sed 's/^/#   /'
-	printf '%s' "$_kernels" | while read -r _label _kr; do
+	# not a pipe: the loop's tests must count in this shell
+	while read -r _label _kr; do
 		is "$(in_root "dpkg-query -W -f '\${db:Status-Abbrev}' linux-image-$_kr linux-headers-$_kr")" \
 			"ii ii " "$_label: linux-image-$_kr and its headers installed"
 		[ -f "$root/boot/vmlinuz-$_kr" ] && [ -f "$root/boot/initrd.img-$_kr" ] &&
 			[ -s "$root/lib/modules/$_kr/modules.dep" ] &&
 			[ "$(in_root "readlink -f /lib/modules/$_kr/build")" = "/usr/src/linux-headers-$_kr" ]
 		ok $? "$_label: /boot/vmlinuz-$_kr, its initrd, modules.dep and headers"
-	done
-	is "$(cd "$root/boot" && ls vmlinuz-* | wc -l)" "$(printf '%s' "$_kernels" | wc -l)" \
+	done <<EOF
+$_kernels
+EOF
+	is "$(cd "$root/boot" && ls vmlinuz-* | wc -l)" "$(printf '%s\n' "$_kernels" | wc -l)" \
 		"as many distinct kernels in /boot"
 }
 

@@ -16,7 +16,7 @@ for f in desktop server; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 10
+plan 9
 
 "$top/farm/farm" run "$@" --machine x86-intel --workload installed-boot \
 	--workload edu-lying --out "$tmp/r" >"$tmp/out" 2>&1
