@@ -3,7 +3,7 @@
 # configured before and never built (make release-check leaves such
 # trees): built in place, a release flavour would be compiled whole
 # (40 min on amd64) where the copy recompiles what the flavours' options
-# touch. The configs are made for real (the farm base, in a build dir
+# touch. A tree that is such a copy already is not copied again. The configs are made for real (the farm base, in a build dir
 # of the test's own); a stand-in make "builds" by leaving a file that
 # names the tree it was built in.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -12,7 +12,7 @@ src=$BUILD_DIR/src/linux-$SERIES
 [ -x "$BUILD_DIR/host/kconfig-verify" ] || skip_all "no kconfig-verify (make host-tools)"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-plan 7
+plan 8
 
 bd=$t/bd
 mkdir -p "$bd/src" "$t/bin"
@@ -58,4 +58,6 @@ grep -q '^CONFIG_LOCALVERSION="-sac-server"$' "$(tree server)/.config"
 is "$?" 0 "... and its config is server's"
 kb build server
 is "$(grep -c 'seeding\|starting from' "$t/out")" 0 "built server again: nothing replaced"
+kb build adaptive
+is "$(grep -c 'seeding' "$t/out")" 1 "adaptive, a new tree: seeded once, not again after its config"
 done_testing
