@@ -535,13 +535,60 @@ int sac_unload_module(const char *name)
 	return 0;
 }
 
+/* Whether a module name of len bytes is name: - and _ are one. */
+static bool same_module(const char *a, size_t len, const char *name)
+{
+	size_t i;
+
+	if (strlen(name) != len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (a[i] != name[i] &&
+		    !(strchr("-_", a[i]) && strchr("-_", name[i])))
+			return false;
+	return true;
+}
+
+/*
+ * The options the kernel command line gives the module at path, its
+ * words "name.param=value", as modprobe passes them on: a loadable
+ * pci-stub takes pci-stub.ids= so, as a built-in one does.
+ */
+static void module_params(const char *path, char *out, size_t cap)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t name_len = strcspn(base, "."), used = 0;
+	char name[64];
+	const char *w;
+
+	*out = '\0';
+	if (name_len >= sizeof(name))
+		return;
+	snprintf(name, sizeof(name), "%.*s", (int)name_len, base);
+	for (w = raw_cmdline; *w; w += strcspn(w, " ")) {
+		size_t len, key;
+
+		w += strspn(w, " ");
+		len = strcspn(w, " ");
+		key = strcspn(w, ".= ");
+		if (!len || w[key] != '.' || !same_module(w, key, name) ||
+		    used + len - key + 1 >= cap)
+			continue;
+		used += snprintf(out + used, cap - used, "%s%.*s",
+				 used ? " " : "", (int)(len - key - 1),
+				 w + key + 1);
+	}
+}
+
 /*
  * Load the in-tree modules the runner packed for this kernel (a distro
  * kernel has its virtio and NVMe drivers as modules), in the order it
- * wrote to /lib/modules/<release>/modules.sac: dependencies first.
+ * wrote to /lib/modules/<release>/modules.sac: dependencies first, each
+ * with its options from the command line.
  */
 static void load_listed_modules(void)
 {
+	static char params[SAC_CMDLINE_MAX];
 	char path[512], line[512];
 	struct utsname u;
 	FILE *list;
@@ -557,7 +604,8 @@ static void load_listed_modules(void)
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] != '/')
 			continue;
-		rc = sac_load_module(line, NULL);
+		module_params(line, params, sizeof(params));
+		rc = sac_load_module(line, params);
 		if (rc == -EOPNOTSUPP)
 			sac_log("cannot load %s: %s", line,
 				"this kernel cannot decompress modules (no CONFIG_MODULE_DECOMPRESS)");

@@ -49,9 +49,10 @@ const char *kernel_option(const struct kernel *k, const char *name)
 /*
  * Why the kernel cannot run something needing options, or NULL. A
  * machine's IOMMU must be built in (it has to be there before the
- * devices probe); a workload's driver may be a module. A string option
- * left empty (the release base's CONFIG_IOMMU_DMA_PCI_SAC_QUIRKS: no
- * built-in list) is as good as absent.
+ * devices probe); a workload's driver may be a module. An option counts
+ * when it is set, a string left empty too (the series' quirk list is
+ * its mark, and the release base keeps Debian's empty one); NAME=VALUE
+ * needs that very value (edu-listed needs the farm base's list).
  */
 char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 {
@@ -59,14 +60,25 @@ char *kernel_missing(const struct kernel *k, json_t *options, bool builtin)
 	size_t i;
 
 	json_array_foreach(options, i, e) {
-		const char *name = json_string_value(e);
-		const char *v = kernel_option(k, name);
+		char *name = xstrdup(json_string_value(e));
+		char *want = strchr(name, '=');
+		const char *v;
+		char *why = NULL;
 
-		if (!v || !*v || !strcmp(v, "n"))
-			return xasprintf("kernel %s lacks %s", k->name, name);
-		if (builtin && strcmp(v, "y"))
-			return xasprintf("kernel %s has %s=%s, needs it built in",
-					 k->name, name, v);
+		if (want)
+			*want++ = '\0';
+		v = kernel_option(k, name);
+		if (!v || !strcmp(v, "n"))
+			why = xasprintf("kernel %s lacks %s", k->name, name);
+		else if (want && strcmp(v, want))
+			why = xasprintf("kernel %s has %s=\"%s\", needs \"%s\"",
+					k->name, name, v, want);
+		else if (builtin && strcmp(v, "y"))
+			why = xasprintf("kernel %s has %s=%s, needs it built in",
+					k->name, name, v);
+		free(name);
+		if (why)
+			return why;
 	}
 	return NULL;
 }
