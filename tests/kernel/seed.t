@@ -3,9 +3,10 @@
 # configured before and never built (make release-check leaves such
 # trees): built in place, a release flavour would be compiled whole
 # (40 min on amd64) where the copy recompiles what the flavours' options
-# touch. A tree that is such a copy already is not copied again. The configs are made for real (the farm base, in a build dir
-# of the test's own); a stand-in make "builds" by leaving a file that
-# names the tree it was built in.
+# touch. A tree that is such a copy already is not copied again. The
+# configs are made for real (the farm base, in a build dir of the test's
+# own); a stand-in make "builds" by leaving a file that names the tree
+# it was built in.
 . "$(dirname "$0")/../lib/tap.sh"
 src=$BUILD_DIR/src/linux-$SERIES
 [ -f "$src/.sac-source" ] || skip_all "no unpacked $src (make kernels)"
