@@ -549,6 +549,25 @@ static bool same_module(const char *a, size_t len, const char *name)
 	return true;
 }
 
+/* What module_word gathers: one module's options, "param=value ...". */
+struct module_params {
+	char name[64];
+	char *out;
+	size_t cap, used;
+};
+
+static void module_word(char *word, void *arg)
+{
+	struct module_params *m = arg;
+	size_t key = strcspn(word, ".=");
+
+	if (word[key] != '.' || !same_module(word, key, m->name) ||
+	    m->used + strlen(word) - key + 1 >= m->cap)
+		return;
+	m->used += snprintf(m->out + m->used, m->cap - m->used, "%s%s",
+			    m->used ? " " : "", word + key + 1);
+}
+
 /*
  * The options the kernel command line gives the module at path, its
  * words "name.param=value", as modprobe passes them on: a loadable
@@ -557,27 +576,14 @@ static bool same_module(const char *a, size_t len, const char *name)
 static void module_params(const char *path, char *out, size_t cap)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t name_len = strcspn(base, "."), used = 0;
-	char name[64];
-	const char *w;
+	struct module_params m = { .out = out, .cap = cap };
+	size_t name_len = strcspn(base, ".");
 
 	*out = '\0';
-	if (name_len >= sizeof(name))
+	if (name_len >= sizeof(m.name))
 		return;
-	snprintf(name, sizeof(name), "%.*s", (int)name_len, base);
-	for (w = raw_cmdline; *w; w += strcspn(w, " ")) {
-		size_t len, key;
-
-		w += strspn(w, " ");
-		len = strcspn(w, " ");
-		key = strcspn(w, ".= ");
-		if (!len || w[key] != '.' || !same_module(w, key, name) ||
-		    used + len - key + 1 >= cap)
-			continue;
-		used += snprintf(out + used, cap - used, "%s%.*s",
-				 used ? " " : "", (int)(len - key - 1),
-				 w + key + 1);
-	}
+	snprintf(m.name, sizeof(m.name), "%.*s", (int)name_len, base);
+	sac_cmdline_words(raw_cmdline, strlen(raw_cmdline), module_word, &m);
 }
 
 /*

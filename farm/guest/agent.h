@@ -210,6 +210,8 @@ void sac_jw_rollback(struct sac_jw *w, struct sac_jw_mark m);
 const char *sac_jw_finish(struct sac_jw *w);
 
 /* Pure parts shared by the agent and the host unit test. */
+void sac_cmdline_words(const char *text, size_t len,
+		       void (*fn)(char *word, void *arg), void *arg);
 int sac_cmdline_parse(struct sac_cmdline *c, const char *text, size_t len);
 const char *sac_cmdline_get(const struct sac_cmdline *c, const char *key);
 void sac_set_cmdline(const struct sac_cmdline *c);

@@ -418,8 +418,9 @@ static void parse_param(struct sac_cmdline *c, const char *name,
 	strcpy(p->value, val);
 }
 
-static void parse_token(struct sac_cmdline *c, char *tok)
+static void parse_token(char *tok, void *arg)
 {
+	struct sac_cmdline *c = arg;
 	char *name = tok + 4, *eq;
 
 	if (strncmp(tok, "sac.", 4))
@@ -452,22 +453,17 @@ static void parse_token(struct sac_cmdline *c, char *tok)
 }
 
 /*
- * Splits text like the kernel does: blanks separate, double quotes group
- * and are dropped. Input beyond SAC_CMDLINE_MAX is cut (and counted).
- * Returns the number of malformed sac.* tokens.
+ * Calls fn(word, arg) for each word of text (at most len bytes, which
+ * must be below SAC_CMDLINE_MAX), split like the kernel splits its
+ * command line: blanks separate, double quotes group and are dropped.
  */
-int sac_cmdline_parse(struct sac_cmdline *c, const char *text, size_t len)
+void sac_cmdline_words(const char *text, size_t len,
+		       void (*fn)(char *word, void *arg), void *arg)
 {
 	char tok[SAC_CMDLINE_MAX];
 	size_t i, n = 0;
 	bool quoted = false;
 
-	memset(c, 0, sizeof(*c));
-	strcpy(c->nonce, "none");
-	if (len >= SAC_CMDLINE_MAX) {
-		cmdline_error(c, "command line too long, cut", "");
-		len = SAC_CMDLINE_MAX - 1;
-	}
 	for (i = 0; i <= len; i++) {
 		char ch = i < len ? text[i] : '\0';
 
@@ -481,12 +477,28 @@ int sac_cmdline_parse(struct sac_cmdline *c, const char *text, size_t len)
 		}
 		if (n) {
 			tok[n] = '\0';
-			parse_token(c, tok);
+			fn(tok, arg);
 			n = 0;
 		}
 		if (!ch)
 			break;
 	}
+}
+
+/*
+ * Reads text as a command line (sac_cmdline_words). Input beyond
+ * SAC_CMDLINE_MAX is cut (and counted). Returns the number of
+ * malformed sac.* tokens.
+ */
+int sac_cmdline_parse(struct sac_cmdline *c, const char *text, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->nonce, "none");
+	if (len >= SAC_CMDLINE_MAX) {
+		cmdline_error(c, "command line too long, cut", "");
+		len = SAC_CMDLINE_MAX - 1;
+	}
+	sac_cmdline_words(text, len, parse_token, c);
 	return c->errors;
 }
 

@@ -58,12 +58,13 @@ cell_of() {
 
 # render_test NAME: the start of a test that reads fake kernels through
 # farm lava render (which boots nothing): $tmp a scratch dir and $tag a
-# prefix for the kernels' dirs, both removed on exit with the
-# initramfs the render cached for them.
+# prefix for the kernels' dirs (and a part of fake packages' names),
+# both removed on exit with the initramfs and unpacked packages the
+# render cached for them.
 render_test() {
 	tmp=$(mktemp -d)
 	tag=$1-$$
-	trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-*' EXIT
+	trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-* "$BUILD_DIR/farm-cache/deb/"*-"$tag"-*' EXIT
 }
 
 # fake_kernel NAME RELEASE CONFIG_LINE...: $tmp/$tag-NAME, an amd64 build

@@ -9,7 +9,6 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/kernels.sh"
 render_test deb-input
-trap 'rm -rf "$tmp" "$BUILD_DIR/farm-cache/initramfs/$tag"-* "$BUILD_DIR/farm-cache/deb/linux-image-6.1.0-$tag"*' EXIT
 plan 9
 
 # fake_deb NAME ARCH CONFIG_LINE...: $tmp/NAME.deb, a linux-image
