@@ -17,7 +17,7 @@ CFLAGS  ?= -O2 -g -Wall -Wextra -Werror
 # in make check-quick too, not only in CI.
 PROVE   := prove --timer -f --exec tests/lib/run-test
 
-.PHONY: all deps host-tools kernels all-kernels debug-kernels release-modules release-check all-release-check check-release check-lava check-export check-source check-series \
+.PHONY: all deps host-tools kernels all-kernels debug-kernels image-kernels release-modules release-check all-release-check check-release check-lava check-export check-source check-series \
 	check check-quick bench-build clean farm farm-quick farm-tools bench bench-iova bench-farm bench-installed bench-release
 
 # The targets share one kernel source tree and two cores: make -j runs
@@ -52,12 +52,23 @@ all-kernels: deps host-tools
 	@for a in $(ARCHES); do \
 		$(MAKE) --no-print-directory kernels ARCH=$$a || exit 1; done
 
+# kernel_per_arch BASE FLAVOUR: that kernel for every arch in ARCHES
+kernel_per_arch = for a in $(ARCHES); do \
+	scripts/kernel-build build $$a $(1) $(2) || exit 1; done
+
 # The debug base (KASAN, lockdep, hang checkers) for the race and fault
 # tests, one flavour per arch: what they test is the same in every flavour.
 DEBUG_FLAVOUR := desktop
 debug-kernels: deps host-tools
-	@for a in $(ARCHES); do \
-		scripts/kernel-build build $$a debug $(DEBUG_FLAVOUR) || exit 1; done
+	@$(call kernel_per_arch,debug,$(DEBUG_FLAVOUR))
+
+# The kernel scripts/farm-image boots to install .debs into the bookworm
+# image: any farm-base kernel of the arch. Every target that boots an
+# installed system asks for it, because gating or timing the release
+# base alone builds no farm-base kernel.
+IMAGE_FLAVOUR := desktop
+image-kernels: deps host-tools
+	@$(call kernel_per_arch,farm,$(IMAGE_FLAVOUR))
 
 # Debian's shipped config + each flavour, compiling only what the series
 # touches: a full release build takes hours on two cores.
@@ -155,7 +166,7 @@ check-series: deps host-tools all-debs
 # deep DMA workloads fast, and is all make farm-quick gates.
 FARM_SERIES := $(if $(filter file,$(origin SERIES)),$(shell scripts/series),$(SERIES))
 FARM_BASES ?= release farm
-farm: deps farm-tools
+farm: deps farm-tools image-kernels
 	@for s in $(FARM_SERIES); do for b in $(FARM_BASES); do \
 		$(MAKE) --no-print-directory all-debs SERIES=$$s BASE=$$b || exit 1; \
 		done; done
@@ -176,7 +187,7 @@ bench-iova: deps all-kernels farm-tools
 
 # The installed system: image cold/warm, an install, installed against
 # initramfs boots, and the installed cells of every .deb (--matrix).
-bench-installed: deps all-debs farm-tools
+bench-installed: deps all-debs farm-tools image-kernels
 	@scripts/bench-installed -n 3 --base $(BASE) --matrix
 
 # The release base's figures: build times per arch (cold, warm second
@@ -184,7 +195,7 @@ bench-installed: deps all-debs farm-tools
 # and its boots (bench-installed: initramfs and installed, no --matrix).
 bench-release: deps host-tools
 	@for a in $(ARCHES); do scripts/bench-build $$a release || exit 1; done
-	@$(MAKE) --no-print-directory all-kernels all-debs farm-tools BASE=release
+	@$(MAKE) --no-print-directory all-kernels all-debs farm-tools image-kernels BASE=release
 	@scripts/bench-release
 	@scripts/bench-installed -n 3 --base release
 
