@@ -4,11 +4,12 @@
 # while the first tests run, the debug tests run only once that build has
 # finished, a failed build fails the check even when every test passed,
 # a stopped check leaves no build behind, and --make targets build first,
-# beside the debug build, at the normal priority.
+# beside the debug build, at the normal priority; a setsid slow to make
+# its group loses no stop.
 . "$(dirname "$0")/../lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 18
+plan 21
 mkdir -p "$tmp/bin"
 # make: records its niceness and arguments; as the debug build, builds
 # for STUB_SECS and exits STUB_RC (its child sleep is what a stop must
@@ -31,7 +32,14 @@ case " $* " in *" fail.t "*) exit 1 ;; esac
 exit 0
 EOF
 printf '#!/bin/sh\nsleep 42.25\n' >"$tmp/bin/slow-prove"
-chmod +x "$tmp/bin/make" "$tmp/bin/prove" "$tmp/bin/slow-prove"
+# setsid: the real one; for the debug build, after STUB_SETSID_SECS (a
+# loaded machine's delay between the fork and the new process group)
+cat >"$tmp/bin/setsid" <<EOF
+#!/bin/sh
+case \$* in *debug-kernels) sleep "\${STUB_SETSID_SECS:-0}" ;; esac
+exec $(command -v setsid) "\$@"
+EOF
+chmod +x "$tmp/bin/make" "$tmp/bin/prove" "$tmp/bin/slow-prove" "$tmp/bin/setsid"
 rc() {
 	: >"$tmp/log"
 	env PATH="$tmp/bin:$PATH" STUB_LOG="$tmp/log" BUILD_DIR="$tmp/b" \
@@ -51,6 +59,8 @@ is "$(grep '^prove' "$tmp/log" | tr '\n' '|')" \
 	"the first tests run during the build, the debug tests after it"
 grep -q '^==> fake debug build' "$tmp/out"
 ok $? "the build's progress lines show while the check waits for it"
+pgrep -f "tail .*$tmp/b/logs" >/dev/null
+is "$?" 1 "and their follower has ended when the check does"
 
 out=$(STUB_RC=2 rc "$top/scripts/run-check" a.t -- d.t)
 is "$out" 1 "a failed debug build fails the check"
@@ -75,6 +85,13 @@ grep -q 'error: make pkgs failed: no test was run' "$tmp/err"
 ok $? "naming the target"
 grep -q '^prove' "$tmp/log"
 is "$?" 1 "and no test runs"
+out=$(STUB_SETSID_SECS=0.5 STUB_TARGET_RC=2 STUB_SECS=41.25 \
+	rc "$top/scripts/run-check" --make pkgs a.t -- d.t)
+is "$out:$(wc -l <"$tmp/err")" "1:1" \
+	"a failed target before the build has its group: one error line, exit 1"
+sleep 1
+pgrep -f "sleep 41.25" >/dev/null
+is "$?" 1 "and the build is stopped all the same"
 out=$(rc "$top/scripts/run-check" --make)
 is "$out:$(wc -l <"$tmp/err")" "1:1" "--make without a target: one error line, exit 1"
 
