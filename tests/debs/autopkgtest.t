@@ -25,7 +25,8 @@ src=$BUILD_DIR/autopkgtest-src
 rm -rf "$out"
 mkdir -p "$archives/partial"
 "$top/scripts/package-tree" "$src" >>"$log" 2>&1
-# Every package of this source, both flavours: what @ installs.
+# Every farm package of this source, all flavours: the tests' Depends
+# name each flavour's kernel as the release one or else the farm one.
 set --
 for p in "$kbuild_pkg" $(for f in $(flavours); do
 	kr=$(kr_of "$f")

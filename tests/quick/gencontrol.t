@@ -1,7 +1,8 @@
 #!/bin/sh
 # debian/control is what scripts/gencontrol makes of the flavour
 # fragments for SERIES (a package tree's own; the checkout's is the
-# default series'); a flavour added or changed without regenerating it
+# default series'), and debian/tests/control what it makes of its
+# template; a flavour added or changed without regenerating it
 # fails. The farm base's packages and the release base's never share a
 # name, every farm package says "farm" in its name and description, and
 # each base's are built under its own profile only. In the checkout, every other series' control names its own
@@ -18,7 +19,7 @@ nfl=$(printf '%s\n' "$fls" | wc -l)
 others=
 [ "$SERIES" != "$("$top/scripts/series" --default)" ] ||
 	others=$("$top/scripts/series" | grep -vxF "$SERIES")
-plan $((18 + 2 * nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
+plan $((20 + 3 * nfl + 4 * $(printf '%s\n' "$others" | grep -c .)))
 
 out=$("$gen" --stdout 2>&1)
 ok $? "gencontrol runs"
@@ -52,6 +53,25 @@ for b in release farm; do
 		n=$(grep -cx "Package: \(linux-image-$kr\|linux-headers-$kr\|linux-image-$kr-dbg\|linux-image-$meta\|linux-headers-$meta\)" "$ctl")
 		is "$n" 5 "$b/$f: image, headers, -dbg and two metapackages for $kr"
 	done
+done
+# The autopkgtests: each installs every flavour's kernel, the release
+# base's or else the farm's; never @, which autopkgtest expands to every
+# stanza, both bases' packages, build profiles ignored.
+tctl=$top/debian/tests/control
+"$gen" --tests >"$tmp/tests-control" 2>&1
+diff -u "$tctl" "$tmp/tests-control" >"$tmp/tdiff"
+r=$?
+ok $r "debian/tests/control is up to date (else: scripts/gencontrol)"
+[ $r -eq 0 ] || sed 's/^/#   /' "$tmp/tdiff" | head -20
+ntests=$(grep -c '^Tests: ' "$tctl")
+is "$(grep -c '^Depends: *@' "$tctl")" 0 "no autopkgtest depends on @"
+for f in $fls; do
+	r=$("$gen" --kr "$f" release) m=$("$gen" --kr "$f" farm)
+	n=$(grep -cxF -e " linux-image-$r | linux-image-$m," \
+		-e " linux-headers-$r | linux-headers-$m," \
+		-e " linux-image-$r-dbg | linux-image-$m-dbg," "$tctl")
+	is "$n" "$((3 * ntests))" \
+		"$f: every autopkgtest installs its image, headers and -dbg, release or else farm"
 done
 is "$("$gen" --kr desktop release):$("$gen" --kr desktop farm)" \
 	"$up-sac-desktop:$up-farm-sac-desktop" "release kernels keep the plain name; the farm's say farm"
